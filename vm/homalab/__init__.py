@@ -1,0 +1,1 @@
+"""The Homa QEMU lab: kernels, initramfs, namespaces, guests, reports."""

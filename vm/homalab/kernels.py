@@ -1,0 +1,183 @@
+"""Where guest kernels come from, and building the Homa module for them.
+
+distro: Debian's 6.12 image, unpacked by vm/setup-host into the cache, with the
+        installed linux-headers of the same ABI as its build tree.
+debug:  built here from Debian's linux-source-6.12 with KASAN, lockdep,
+        kmemleak, UBSAN and DEBUG_ATOMIC_SLEEP, cached by source version and
+        config hash. (Building Homa in-tree from the patch series is a separate,
+        incremental step on top of this tree.)
+"""
+import lzma
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .util import CACHE, REPO, LabError, digest, file_lock, progress, run
+
+SOURCE_TARBALL = Path("/usr/src/linux-source-6.12.tar.xz")
+DEBUG_FRAGMENT = REPO / "vm" / "debug.config"
+# Distro modules a guest needs, in load order (decompressed into the initramfs).
+DISTRO_KMODS = ["failover", "net_failover", "virtio_net", "sch_netem"]
+
+
+@dataclass
+class Kernel:
+    """A bootable guest kernel and the tree modules are built against."""
+    name: str
+    vmlinuz: Path
+    release: str
+    build_tree: Path
+    kmods: list = field(default_factory=list)   # (name, path of .ko) to insmod at boot
+    builtin_dir: Path = None                      # where modules.builtin* live
+    memory_mb: int = 768
+    extra_cmdline: str = ""
+    debug: bool = False
+
+
+def distro_kernel():
+    """The Debian 6.12 kernel unpacked by vm/setup-host."""
+    abi_file = CACHE / "distro" / "ABI"
+    if not abi_file.exists():
+        raise LabError("no distro kernel in the cache: run vm/setup-host first")
+    abi = abi_file.read_text().strip()
+    kdir = CACHE / "distro" / abi
+    tree = Path(f"/usr/src/linux-headers-{abi}")
+    if not (kdir / "vmlinuz").exists() or not tree.exists():
+        raise LabError(f"kernel {abi} incomplete (image or headers missing): run vm/setup-host")
+    moddir = kdir / "lib" / "modules" / abi
+    kmods = []
+    out = CACHE / "distro" / f"{abi}-kmods"
+    out.mkdir(parents=True, exist_ok=True)
+    for name in DISTRO_KMODS:
+        found = list(moddir.rglob(f"{name}.ko*"))
+        if not found:
+            raise LabError(f"distro module {name} not found under {moddir}")
+        dst = out / f"{name}.ko"
+        if not dst.exists():
+            src = found[0]
+            data = lzma.decompress(src.read_bytes()) if src.suffix == ".xz" else src.read_bytes()
+            tmp = dst.with_suffix(".tmp")
+            tmp.write_bytes(data)
+            tmp.rename(dst)
+        kmods.append((name, dst))
+    return Kernel("distro", kdir / "vmlinuz", abi, tree, kmods, builtin_dir=moddir)
+
+
+def _source_version():
+    out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "linux-source-6.12"],
+                         stdout=subprocess.PIPE, text=True)
+    if out.returncode != 0 or not out.stdout:
+        raise LabError("linux-source-6.12 is not installed: run vm/setup-host")
+    return out.stdout.strip()
+
+
+def debug_key():
+    """Cache key of the debug kernel: source version and config fragment."""
+    return digest(_source_version(), DEBUG_FRAGMENT)
+
+
+def debug_kernel(build=True):
+    """The debug kernel, built from the distro source if not cached."""
+    key = debug_key()
+    base = CACHE / "debug" / key
+    tree = base / "linux-source-6.12"
+    done = base / "done"
+    with file_lock(CACHE / "debug" / f"{key}.lock"):
+        if not done.exists():
+            if not build:
+                raise LabError("debug kernel not built: run vm/lab build-debug-kernel")
+            _build_debug(base, tree)
+            done.write_text("ok\n")
+    release = (tree / "include" / "config" / "kernel.release").read_text().strip()
+    return Kernel("debug", tree / "arch" / "x86" / "boot" / "bzImage", release, tree,
+                  [], builtin_dir=tree, memory_mb=1024, debug=True)
+
+
+def _build_debug(base, tree):
+    if base.exists():
+        shutil.rmtree(base)
+    base.mkdir(parents=True)
+    progress(f"debug kernel: extracting {SOURCE_TARBALL} (about 20 s)")
+    run(["tar", "-xJf", str(SOURCE_TARBALL), "-C", str(base)])
+    progress("debug kernel: configuring (tinyconfig + kvm_guest + vm/debug.config)")
+    env = dict(os.environ, KCONFIG_CONFIG=".config")
+    run(["make", "-C", str(tree), "-s", "tinyconfig"], quiet=True, env=env)
+    run([str(tree / "scripts/kconfig/merge_config.sh"), "-m", "-O", str(tree),
+         str(tree / ".config"), str(tree / "kernel/configs/kvm_guest.config"),
+         str(DEBUG_FRAGMENT)], quiet=True, cwd=str(tree))
+    run(["make", "-C", str(tree), "-s", "olddefconfig", "LOCALVERSION=-homadebug"], quiet=True)
+    config = (tree / ".config").read_text()
+    need = ["CONFIG_KASAN=y", "CONFIG_PROVE_LOCKING=y", "CONFIG_DEBUG_KMEMLEAK=y",
+            "CONFIG_DEBUG_ATOMIC_SLEEP=y", "CONFIG_VIRTIO_NET=y", "CONFIG_IPV6=y",
+            "CONFIG_MODULE_UNLOAD=y", "CONFIG_NET_SCH_NETEM=y", "CONFIG_UBSAN=y"]
+    missing = [n for n in need if n not in config.splitlines()]
+    if missing:
+        raise LabError(f"debug kernel config lost {missing}: fix vm/debug.config")
+    jobs = str(os.cpu_count() or 2)
+    progress(f"debug kernel: make -j{jobs} bzImage modules (about 7 min on 2 cores; cached afterwards)")
+    run(["make", "-C", str(tree), f"-j{jobs}", "-s", "bzImage", "modules",
+         "LOCALVERSION=-homadebug"], quiet=True)
+    progress("debug kernel: built")
+
+
+def module_build_dir(kernel, src):
+    """Per-source, per-kernel copy of a module tree where Kbuild writes objects."""
+    return CACHE / "modbuild" / digest(str(Path(src).resolve())) / kernel.name
+
+
+def build_modules(kernel, src):
+    """Build the out-of-tree module(s) in @src for @kernel; return the .ko paths."""
+    src = Path(src).resolve()
+    if not (src / "Kbuild").exists() and not (src / "Makefile").exists():
+        raise LabError(f"{src}: not a module source folder (no Kbuild or Makefile)")
+    out = module_build_dir(kernel, src)
+    with file_lock(out.parent / f"{kernel.name}.lock"):
+        _sync_tree(src, out)
+        progress(f"building {src.name}/ modules for the {kernel.name} kernel ({kernel.release})")
+        run(["make", "-C", str(kernel.build_tree), f"M={out}", "-j2", "modules"],
+            quiet=True)
+    kos = sorted(out.glob("*.ko"))
+    if not kos:
+        raise LabError(f"module build of {src} produced no .ko")
+    return kos
+
+
+def build_module(kernel, src=REPO / "kernel"):
+    """Build homa.ko for @kernel out of tree; return its path."""
+    for ko in build_modules(kernel, src):
+        if ko.name == "homa.ko":
+            return ko
+    raise LabError("the kernel/ build produced no homa.ko")
+
+
+def _sync_tree(src, dst):
+    """Copy the module sources, touching only files whose content changed."""
+    wanted = set()
+    for p in src.rglob("*"):
+        rel = p.relative_to(src)
+        if rel.parts[0] in ("selftests", "series", "tests") or not p.is_file():
+            continue
+        if p.suffix not in (".c", ".h") and p.name not in ("Kbuild", "Makefile", "Kconfig"):
+            continue
+        wanted.add(rel)
+        d = dst / rel
+        if not d.exists() or d.read_bytes() != p.read_bytes():
+            d.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(p, d)
+    for p in list(dst.rglob("*.c")) + list(dst.rglob("*.h")):
+        if p.relative_to(dst) not in wanted:
+            p.unlink()
+
+
+def get_kernel(name, build=True):
+    """Resolve a kernel by name: 'distro' or 'debug'."""
+    if name == "distro":
+        return distro_kernel()
+    if name == "debug":
+        return debug_kernel(build=build)
+    raise LabError(f"unknown kernel '{name}' (use distro or debug)")
+
+
+__all__ = ["Kernel", "get_kernel", "build_module", "debug_kernel", "distro_kernel"]

@@ -1,0 +1,261 @@
+"""A lab run: boot guests in a private network, run steps, judge the result."""
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from . import initramfs
+from .guest import Guest, guest_mac
+from .kernels import build_module, build_modules, get_kernel
+from .netns import LabNet
+from .report import Cases, find_splats
+from .util import REPO, LabError, progress
+
+PEER = {"ip4": "198.18.0.100", "ip6": "2001:db8::100", "mac": "02:48:4f:4d:41:64"}
+LAB_PROGRAM = REPO / "vm" / "lab"
+
+
+def guest_addr(index):
+    return {"ip4": f"198.18.0.{11 + index}", "ip6": f"2001:db8::{11 + index}",
+            "mac": guest_mac(index)}
+
+
+class Interrupted(Exception):
+    pass
+
+
+def _on_signal(signum, _frame):
+    raise Interrupted(f"signal {signum}")
+
+
+def _guest_command(cmd):
+    """Backgrounded commands write to the console and are killed at the end."""
+    stripped = cmd.rstrip()
+    if stripped.endswith("&") and not stripped.endswith("&&"):
+        inner = stripped[:-1].rstrip().replace("'", "'\\''")
+        return f"setsid sh -c '{inner}' </dev/null >/dev/console 2>&1 &"
+    return cmd
+
+
+# Ends every user process but init (the agent), then unloads Homa.
+_TEARDOWN = r"""
+for p in /proc/[0-9]*; do
+	pid=${p#/proc/}
+	[ "$pid" = 1 ] || [ "$pid" = $$ ] && continue
+	[ -s "$p/cmdline" ] || continue
+	kill -9 "$pid" 2>/dev/null
+done
+sleep 0.3
+"""
+_UNLOAD = r"""
+if [ -d /sys/module/homa ]; then
+	i=0
+	until rmmod homa; do
+		i=$((i + 1))
+		[ $i -ge 20 ] && { echo "rmmod homa failed; refcnt $(cat /sys/module/homa/refcnt)"; exit 1; }
+		sleep 0.25
+	done
+	echo "homa unloaded"
+fi
+"""
+_KMEMLEAK = r"""
+if [ -e /sys/kernel/debug/kmemleak ]; then
+	sleep 5
+	echo scan > /sys/kernel/debug/kmemleak
+	echo "kmemleak scan done"
+	cat /sys/kernel/debug/kmemleak
+fi
+"""
+
+
+class Run:
+    """One lab run with its options; call execute() once."""
+
+    def __init__(self, args):
+        self.args = args
+        self.guests = []
+        self.cases = Cases()
+        self.failures = []
+        self.extra_text = []
+
+    def _files(self):
+        files = []
+        for spec in self.args.file or []:
+            src, _, dst = spec.partition(":")
+            files.append((src, dst or f"/opt/homa/{Path(src).name}"))
+        return files
+
+    def _env_text(self, index, kernel):
+        a = guest_addr(index)
+        neigh = " ".join(f"{guest_addr(j)['ip4']},{guest_addr(j)['ip6']},{guest_addr(j)['mac']}"
+                         for j in range(self.args.guests) if j != index)
+        return "\n".join([
+            f"GUEST_INDEX={index}", f"IP4={a['ip4']}", f"IP6={a['ip6']}",
+            f"PEER_IP4={PEER['ip4']}", f"PEER_IP6={PEER['ip6']}", f"PEER_MAC={PEER['mac']}",
+            f"NEIGHBOURS='{neigh}'",
+            f"KMODS='{' '.join(n for n, _ in kernel.kmods)}'",
+            f"LOAD_MODULE={0 if self.args.no_load else 1}", ""])
+
+    def _host_env(self, net, run_dir):
+        env = dict(os.environ, HOMALAB_RUN_DIR=str(run_dir), HOMALAB_NETNS=net.name,
+                   HOMALAB_BRIDGE=net.bridge, HOMALAB_LAB=str(LAB_PROGRAM),
+                   HOMALAB_PEER_IP4=PEER["ip4"], HOMALAB_PEER_IP6=PEER["ip6"],
+                   HOMALAB_PEER_MAC=PEER["mac"])
+        for g in self.guests:
+            a = guest_addr(g.index)
+            env[f"HOMALAB_TAP{g.index}"] = net.taps[g.index]
+            env[f"HOMALAB_G{g.index}_IP4"] = a["ip4"]
+            env[f"HOMALAB_G{g.index}_IP6"] = a["ip6"]
+            env[f"HOMALAB_G{g.index}_MAC"] = a["mac"]
+            env[f"HOMALAB_AGENT{g.index}"] = str(g.agent_path)
+        return env
+
+    def execute(self):
+        a = self.args
+        old = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+        self.deadline = time.monotonic() + a.timeout
+        run_dir = Path(tempfile.mkdtemp(prefix="homalab-run-"))
+        os.chmod(run_dir, 0o755)
+        try:
+            kernel = get_kernel(a.kernel)
+            kos = [build_module(kernel, self.args.homa_src)]
+            for src in self.args.module_src or []:
+                kos += build_modules(kernel, src)
+            with LabNet(a.guests) as net:
+                try:
+                    self._boot(kernel, kos, net, run_dir)
+                    self._steps(net, run_dir)
+                    self._finish()
+                except Interrupted as e:
+                    self.failures.append(f"interrupted ({e})")
+                except LabError as e:
+                    self.failures.append(str(e))
+                finally:
+                    for g in self.guests:
+                        g.stop(grace=5 if not self.failures else 0.5)
+        except Interrupted as e:
+            self.failures.append(f"interrupted ({e})")
+        except LabError as e:
+            self.failures.append(str(e))
+        finally:
+            for s, h in old.items():
+                signal.signal(s, h)
+        return self._judge(run_dir)
+
+    def _boot(self, kernel, kos, net, run_dir):
+        pcap_dir = Path(self.args.pcap_dir).resolve() if self.args.pcap_dir else None
+        if pcap_dir:
+            pcap_dir.mkdir(parents=True, exist_ok=True)
+        files = self._files()
+        for i in range(self.args.guests):
+            initrd = run_dir / f"g{i}.initramfs.cpio"
+            initramfs.build(initrd, kernel, kos, self._env_text(i, kernel), files)
+            pcap = pcap_dir / f"g{i}.pcap" if pcap_dir else None
+            g = Guest(i, kernel, initrd, net, run_dir, pcap=pcap)
+            self.guests.append(g)
+            g.start()
+        for g in self.guests:
+            g.wait_ready(self.deadline)
+            if self.args.max_boot and g.boot_seconds > self.args.max_boot:
+                self.failures.append(f"{g.tag}: boot took {g.boot_seconds:.1f} s, "
+                                     f"more than --max-boot {self.args.max_boot} s")
+
+    def _steps(self, net, run_dir):
+        for n, step in enumerate(self.args.steps or [], 1):
+            if step[0] == "on":
+                index, cmd = int(step[1]), step[2]
+                if not 0 <= index < len(self.guests):
+                    raise LabError(f"--on {index}: there are only {len(self.guests)} guest(s)")
+                g = self.guests[index]
+                progress(f"step {n}: {g.tag}: {cmd}")
+                status, out = g.execute(_guest_command(cmd), self.deadline)
+                self.cases.add_output(f"step {n} ({g.tag}: {cmd})", out)
+            else:
+                cmd = step[1]
+                progress(f"step {n}: host: {cmd}")
+                status, out = self._host_step(cmd, net, run_dir)
+                self.cases.add_output(f"step {n} (host: {cmd})", out)
+            if status != 0:
+                self.failures.append(f"step {n} exited with status {status}: {cmd}")
+                if not self.args.keep_going:
+                    break
+
+    def _host_step(self, cmd, net, run_dir):
+        left = self.deadline - time.monotonic()
+        proc = subprocess.Popen(net.exec_prefix() + ["sh", "-c", cmd],
+                                env=self._host_env(net, run_dir), stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        out = []
+        try:
+            import threading
+            def pump():
+                for raw in proc.stdout:
+                    line = raw.decode(errors="replace").rstrip("\n")
+                    out.append(line)
+                    print(f"[host] {line}", flush=True)
+            t = threading.Thread(target=pump, daemon=True)
+            t.start()
+            status = proc.wait(timeout=max(1, left))
+            t.join(timeout=5)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise LabError(f"host step did not finish before the timeout: {cmd}")
+        except BaseException:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
+        return status, "\n".join(out)
+
+    def _finish(self):
+        for g in self.guests:
+            if not g.alive():
+                raise LabError(f"{g.tag}: QEMU ended during the run (guest panic or reboot)")
+            g.execute(_TEARDOWN, self.deadline, echo=False)
+            if not self.args.keep_module:
+                progress(f"{g.tag}: unloading homa")
+                status, out = g.execute(_UNLOAD, self.deadline)
+                if status != 0:
+                    self.failures.append(f"{g.tag}: the module did not unload: {out.strip()}")
+            if g.kernel.debug:
+                progress(f"{g.tag}: kmemleak scan")
+                _, out = g.execute(_KMEMLEAK, self.deadline, echo=False)
+                self.extra_text.append(out)
+                leaks = out.count("unreferenced object")
+                progress(f"{g.tag}: kmemleak reports {leaks} unreferenced object(s)")
+            _, dmesg = g.execute("dmesg", self.deadline, echo=False)
+            (g.run_dir / f"{g.tag}.dmesg").write_text(dmesg)
+            self.extra_text.append(dmesg)
+        for g in self.guests:
+            try:
+                g.execute("sync; reboot -f", min(self.deadline, time.monotonic() + 2), echo=False)
+            except LabError:
+                pass    # the guest goes away mid-command: that is the point
+
+    def _judge(self, run_dir):
+        text = "\n".join([g.console_text() for g in self.guests] + self.extra_text)
+        splats = find_splats(text)
+        for g in self.guests:
+            self.cases.add_output(f"{g.tag} console", "\n".join(
+                l for l in g.lines if not l.lstrip().startswith("1..")))
+        problems = (self.failures + self.cases.failed + self.cases.problems +
+                    [f"kernel report ({k}): {line}" for k, line in splats])
+        summary = (f"{self.cases.ok} case(s) ok, {len(self.cases.failed)} failed, "
+                   f"{self.cases.skipped} skipped")
+        boots = ", ".join(f"{g.tag} ready in {g.boot_seconds:.1f} s"
+                          for g in self.guests if g.boot_seconds is not None)
+        if problems:
+            print("homalab: FAIL: " + summary + (f" ({boots})" if boots else ""), flush=True)
+            for p in problems:
+                print(f"homalab:   {p}", flush=True)
+            print(f"homalab: logs kept in {run_dir}", flush=True)
+            return 1
+        print(f"homalab: PASS: {summary} ({boots})", flush=True)
+        if not self.args.keep_logs:
+            shutil.rmtree(run_dir, ignore_errors=True)
+        else:
+            print(f"homalab: logs kept in {run_dir}", flush=True)
+        return 0

@@ -1,0 +1,69 @@
+"""Reading results: KTAP/TAP cases and kernel splats in guest logs."""
+import re
+
+# A kernel report of any of these kinds fails a run, whatever the tests said.
+SPLATS = [
+    (re.compile(r"\bOops\b|general protection fault|kernel BUG at|BUG: unable to handle"), "oops/BUG"),
+    (re.compile(r"\bBUG: KASAN\b|KASAN: "), "KASAN"),
+    (re.compile(r"\bUBSAN: "), "UBSAN"),
+    (re.compile(r"\bBUG: "), "BUG"),
+    (re.compile(r"WARNING: |------------\[ cut here \]------------"), "WARN (or lockdep)"),
+    (re.compile(r"DEBUG_LOCKS_WARN_ON|possible circular locking|inconsistent lock state|"
+                r"possible recursive locking|suspicious RCU usage"), "lockdep"),
+    (re.compile(r"unreferenced object 0x|suspected memory leak"), "kmemleak"),
+    (re.compile(r"Kernel panic"), "panic"),
+    (re.compile(r"stack-protector|list_add corruption|list_del corruption"), "corruption"),
+    (re.compile(r"rcu: INFO: .* detected stalls|blocked for more than \d+ seconds"), "stall/hang"),
+    (re.compile(r"HOMALAB-ERROR"), "guest set-up error"),
+]
+
+CASE = re.compile(r"^\s*(not ok|ok)\s+(\d+)\b\s*-?\s*(.*)$")
+PLAN = re.compile(r"^\s*1\.\.(\d+)\s*$")
+
+
+def find_splats(text):
+    """Return a list of (kind, line) for every kernel report in @text."""
+    found = []
+    for line in text.splitlines():
+        for rx, kind in SPLATS:
+            if rx.search(line):
+                found.append((kind, line.strip()))
+                break
+    return found
+
+
+class Cases:
+    """Counts KTAP/TAP results over every step of a run."""
+
+    def __init__(self):
+        self.ok = 0
+        self.failed = []
+        self.skipped = 0
+        self.problems = []
+
+    def add_output(self, where, text):
+        """Count the top-level cases in one program's output; check its plan."""
+        plan = None
+        seen = 0
+        for line in text.splitlines():
+            if line.startswith((" ", "\t")):
+                continue        # subtests: their parent line carries the result
+            m = PLAN.match(line)
+            if m and plan is None:
+                plan = int(m.group(1))
+                continue
+            m = CASE.match(line)
+            if not m:
+                if line.startswith("Bail out!"):
+                    self.problems.append(f"{where}: {line}")
+                continue
+            seen += 1
+            status, desc = m.group(1), m.group(3)
+            if re.search(r"#\s*SKIP", desc, re.I):
+                self.skipped += 1
+            elif status == "not ok":
+                self.failed.append(f"{where}: {line.strip()}")
+            else:
+                self.ok += 1
+        if plan is not None and seen != plan:
+            self.problems.append(f"{where}: planned {plan} cases, reported {seen}")
