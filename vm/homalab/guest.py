@@ -53,7 +53,7 @@ class Guest:
 
     def start(self):
         k = self.kernel
-        append = ("console=ttyS0 panic=-1 oops=panic panic_on_warn=1 quiet "
+        append = ("console=ttyS0 panic=-1 oops=panic panic_on_warn=1 quiet loglevel=5 "
                   "net.ifnames=0 " + k.extra_cmdline).strip()
         cmd = self.net.exec_prefix() + [
             "qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max",
@@ -166,5 +166,13 @@ def read_reply(sock, deadline, guest=None, echo=True):
         except socket.timeout:
             continue
         if not chunk:
+            if guest is not None:
+                try:
+                    guest.proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    pass
+                if not guest.alive():
+                    raise LabError(f"{tag}: the guest ended while a command ran "
+                                   "(kernel panic or reboot; see the console log)")
             raise LabError(f"{tag}: agent closed the channel")
         buf += chunk

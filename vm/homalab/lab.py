@@ -97,7 +97,7 @@ class Run:
             f"PEER_IP4={PEER['ip4']}", f"PEER_IP6={PEER['ip6']}", f"PEER_MAC={PEER['mac']}",
             f"NEIGHBOURS='{neigh}'",
             f"KMODS='{' '.join(n for n, _ in kernel.kmods)}'",
-            f"LOAD_MODULE={0 if self.args.no_load else 1}", ""])
+            f"LOAD_MODULE={0 if self.args.no_load or self.args.no_homa else 1}", ""])
 
     def _host_env(self, net, run_dir):
         env = dict(os.environ, HOMALAB_RUN_DIR=str(run_dir), HOMALAB_NETNS=net.name,
@@ -121,7 +121,7 @@ class Run:
         os.chmod(run_dir, 0o755)
         try:
             kernel = get_kernel(a.kernel)
-            kos = [build_module(kernel, self.args.homa_src)]
+            kos = [] if self.args.no_homa else [build_module(kernel, self.args.homa_src)]
             for src in self.args.module_src or []:
                 kos += build_modules(kernel, src)
             with LabNet(a.guests) as net:
