@@ -100,7 +100,7 @@ struct homa_common_hdr {
 } __packed;
 
 /**
- * struct homa_ack - a client's acknowledgement that a response arrived.
+ * struct homa_ack - a client's acknowledgment that a response arrived.
  */
 struct homa_ack {
 	/** @client_id: the client's id for the RPC; 0 means no ack. */

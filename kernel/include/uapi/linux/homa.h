@@ -50,9 +50,6 @@ struct homa_sendmsg_args {
 	__u64 completion_cookie;
 };
 
-#if !defined(__cplusplus)
-_Static_assert(sizeof(struct homa_sendmsg_args) == 16, "homa_sendmsg_args");
-#endif
 
 /**
  * struct homa_recvmsg_args - msg_control of recvmsg on a Homa socket.
@@ -79,9 +76,6 @@ struct homa_recvmsg_args {
 	__u32 bpage_offsets[HOMA_MAX_BPAGES];
 };
 
-#if !defined(__cplusplus)
-_Static_assert(sizeof(struct homa_recvmsg_args) == 88, "homa_recvmsg_args");
-#endif
 
 /* Flag bits of homa_recvmsg_args.flags. */
 #define HOMA_RECVMSG_REQUEST		0x01
@@ -103,9 +97,6 @@ struct homa_rcvbuf_args {
 	__u64 length;
 };
 
-#if !defined(__cplusplus)
-_Static_assert(sizeof(struct homa_rcvbuf_args) == 16, "homa_rcvbuf_args");
-#endif
 
 /**
  * struct homa_abort_args - argument of HOMAIOCABORT.
