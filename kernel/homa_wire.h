@@ -10,6 +10,11 @@
 #define _HOMA_WIRE_H
 
 #include <linux/types.h>
+#ifdef __KERNEL__
+#include <linux/build_bug.h>
+#else
+#include <assert.h>
+#endif
 
 #ifndef __KERNEL__
 #ifndef __packed
@@ -272,18 +277,15 @@ struct homa_ack_hdr {
  */
 #define homa_doff_bytes(doff)	((unsigned int)((doff) >> 4) << 2)
 
-/*
- * The layout is a wire contract: fail the build if any size moves.
- * _Static_assert works in C11 userspace and in the kernel's gnu11.
- */
-_Static_assert(sizeof(struct homa_common_hdr) == 28, "common header is 28 bytes");
-_Static_assert(sizeof(struct homa_ack) == 10, "homa_ack is 10 bytes");
-_Static_assert(sizeof(struct homa_data_hdr) == 56, "DATA header is 56 bytes");
-_Static_assert(HOMA_DATA_PREFIX_LEN == 52, "DATA prefix is 52 bytes");
-_Static_assert(sizeof(struct homa_grant_hdr) == 34, "GRANT header is 34 bytes");
-_Static_assert(sizeof(struct homa_resend_hdr) == 37, "RESEND header is 37 bytes");
-_Static_assert(sizeof(struct homa_cutoffs_hdr) == 62, "CUTOFFS header is 62 bytes");
-_Static_assert(sizeof(struct homa_ack_hdr) == 80, "ACK header is 80 bytes");
-_Static_assert(sizeof(struct homa_ack_hdr) <= HOMA_MAX_HEADER, "max header");
+/* The layout is a wire contract: fail the build if any size moves. */
+static_assert(sizeof(struct homa_common_hdr) == 28, "common header is 28 bytes");
+static_assert(sizeof(struct homa_ack) == 10, "homa_ack is 10 bytes");
+static_assert(sizeof(struct homa_data_hdr) == 56, "DATA header is 56 bytes");
+static_assert(HOMA_DATA_PREFIX_LEN == 52, "DATA prefix is 52 bytes");
+static_assert(sizeof(struct homa_grant_hdr) == 34, "GRANT header is 34 bytes");
+static_assert(sizeof(struct homa_resend_hdr) == 37, "RESEND header is 37 bytes");
+static_assert(sizeof(struct homa_cutoffs_hdr) == 62, "CUTOFFS header is 62 bytes");
+static_assert(sizeof(struct homa_ack_hdr) == 80, "ACK header is 80 bytes");
+static_assert(sizeof(struct homa_ack_hdr) <= HOMA_MAX_HEADER, "max header");
 
 #endif /* _HOMA_WIRE_H */

@@ -92,7 +92,7 @@ def debug_kernel(build=True):
             done.write_text("ok\n")
     release = (tree / "include" / "config" / "kernel.release").read_text().strip()
     return Kernel("debug", tree / "arch" / "x86" / "boot" / "bzImage", release, tree,
-                  [], builtin_dir=tree, memory_mb=1024, debug=True)
+                  [], builtin_dir=tree, memory_mb=512, debug=True)
 
 
 def _build_debug(base, tree):

@@ -50,7 +50,6 @@ struct homa_sendmsg_args {
 	__u64 completion_cookie;
 };
 
-
 /**
  * struct homa_recvmsg_args - msg_control of recvmsg on a Homa socket.
  *
@@ -76,7 +75,6 @@ struct homa_recvmsg_args {
 	__u32 bpage_offsets[HOMA_MAX_BPAGES];
 };
 
-
 /* Flag bits of homa_recvmsg_args.flags. */
 #define HOMA_RECVMSG_REQUEST		0x01
 #define HOMA_RECVMSG_RESPONSE		0x02
@@ -96,7 +94,6 @@ struct homa_rcvbuf_args {
 	/** @length: size of the region in bytes (at least 2 bpages). */
 	__u64 length;
 };
-
 
 /**
  * struct homa_abort_args - argument of HOMAIOCABORT.

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+
+/* Definitions shared by all of the Homa module's files.
+ *
+ * Locking. Locks are always acquired in this order (a lock may be taken
+ * while holding one above it, never one below):
+ *
+ *   1. hsk->lock       (struct homa_sock) protects everything that belongs
+ *                      to one socket: its RPCs (state, messages, lists,
+ *                      hash tables), its receive buffer pool and its
+ *                      shutdown flag. Taken with spin_lock_bh.
+ *   2. homa->throttle_lock protects the pacer's list of throttled RPCs.
+ *   3. peer->ack_lock  protects one peer's list of pending acks.
+ *   4. homa->port_lock protects the socket table; homa->peer_lock protects
+ *                      the peer table. Both are leaves: nothing else is
+ *                      acquired while holding them.
+ *
+ * Never two socket locks at once: work that concerns another socket
+ * (acks carried in a packet) is done after the first lock is released.
+ * Nothing sleeps while holding any of these locks: user memory is copied
+ * with no lock held, under a reference on the RPC (homa_rpc_hold()), and
+ * RPC memory is reclaimed only by homa_rpc_reap(), outside the lock, for
+ * RPCs that are dead and have no references.
+ *
+ * Control packets and retransmissions are handed to IP with hsk->lock
+ * held (BHs off); IP never calls back into Homa synchronously (loopback
+ * delivery goes through the backlog softirq). First transmissions of DATA
+ * drop the lock around each packet (homa_xmit_data()).
+ *
+ * Sockets are found through the socket table and kept alive with
+ * sock_hold() while a packet or a kernel thread works on them.
+ */
+
+#ifndef _HOMA_IMPL_H
+#define _HOMA_IMPL_H
+
+#include <linux/atomic.h>
+#include <linux/kthread.h>
+#include <linux/list.h>
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <net/inet_sock.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+#include <linux/homa.h>
+
+#include "homa_wire.h"
+#include "homa_metrics.h"
+
+struct homa_peer;
+struct homa_rpc;
+struct homa_sock;
+
+#define HOMA_SOCKTAB_BUCKETS	1024
+#define HOMA_PEERTAB_BUCKETS	256
+
+/* Most bytes retransmitted for one RESEND (whole packets, at least one). */
+#define HOMA_MAX_RESEND_BYTES	65536
+
+/*
+ * Most DATA packets kept for one incoming message. Real senders use
+ * segments of at least 500 bytes (IPv4's minimum MTU), so 1 MB needs
+ * about 2000; the cap stops a peer that sends tiny segments from making
+ * us hold millions of skbs.
+ */
+#define HOMA_MAX_PKTS_PER_MSG	4096
+
+/* Most RESENDs for gaps in one message per resend interval. */
+#define HOMA_MAX_GAP_RESENDS	64
+
+/**
+ * struct homa - state of the Homa protocol that is shared by all sockets.
+ * There is a single instance, homa_global.
+ */
+struct homa {
+	/** @next_outgoing_id: id of the next client RPC (even, from 2). */
+	atomic64_t next_outgoing_id;
+
+	/** @port_lock: protects @port_buckets and @next_client_port. */
+	spinlock_t port_lock;
+
+	/** @port_buckets: sockets hashed by port. */
+	struct hlist_head port_buckets[HOMA_SOCKTAB_BUCKETS];
+
+	/** @next_client_port: where the search for a free auto port starts. */
+	u32 next_client_port;
+
+	/** @peer_lock: protects @peer_buckets. */
+	spinlock_t peer_lock;
+
+	/** @peer_buckets: peers hashed by address. */
+	struct hlist_head peer_buckets[HOMA_PEERTAB_BUCKETS];
+
+	/** @throttle_lock: protects @throttled_rpcs. */
+	spinlock_t throttle_lock;
+
+	/**
+	 * @throttled_rpcs: RPCs with bytes to send that wait for the pacer,
+	 * in SRPT order (fewest bytes left first).
+	 */
+	struct list_head throttled_rpcs;
+
+	/** @link_idle_time: ktime (ns) at which the NIC queue is empty. */
+	atomic64_t link_idle_time;
+
+	/** @pacer_wait: the pacer thread sleeps here. */
+	wait_queue_head_t pacer_wait;
+
+	/** @pacer_kthread: the pacer thread. */
+	struct task_struct *pacer_kthread;
+
+	/** @timer_kthread: the thread that runs homa_timer() every tick. */
+	struct task_struct *timer_kthread;
+
+	/** @timer_ticks: number of ticks so far. */
+	u32 timer_ticks;
+
+	/* Parameters (sysctl net.homa.*). */
+
+	/** @resend_ticks: silent ticks before the first RESEND. */
+	int resend_ticks;
+
+	/** @resend_interval: ticks between RESENDs. */
+	int resend_interval;
+
+	/** @timeout_ticks: silent ticks before an RPC is aborted. */
+	int timeout_ticks;
+
+	/** @request_ack_ticks: ticks after a response before NEED_ACK. */
+	int request_ack_ticks;
+
+	/** @reap_limit: most RPCs freed by one call of homa_rpc_reap(). */
+	int reap_limit;
+
+	/** @dead_buffs_limit: dead RPCs a socket may hold before reaping. */
+	int dead_buffs_limit;
+
+	/** @link_mbps: speed of the uplink, for the pacer. */
+	int link_mbps;
+
+	/** @max_nic_queue_ns: most queued transmit time before throttling. */
+	int max_nic_queue_ns;
+
+	/** @throttle_min_bytes: messages with fewer bytes left never wait. */
+	int throttle_min_bytes;
+
+	/** @max_gso_size: largest skb payload+headers the module builds. */
+	int max_gso_size;
+
+	/** @sysctl_header: registered net.homa table. */
+	struct ctl_table_header *sysctl_header;
+};
+
+extern struct homa homa_global;
+
+/**
+ * homa_is_client() - is @id the id of a client RPC (as known locally)?
+ * @id: a local RPC id.
+ * Return: true for client RPCs (even ids).
+ */
+static inline bool homa_is_client(u64 id)
+{
+	return (id & 1) == 0;
+}
+
+/**
+ * homa_local_id() - the local id of an RPC from the id in a packet.
+ * @sender_id: &homa_common_hdr.sender_id, already in host order.
+ * Return: the id under which this host knows the RPC.
+ */
+static inline u64 homa_local_id(u64 sender_id)
+{
+	return sender_id ^ 1;
+}
+
+/**
+ * homa_ipv4_to_ipv6() - IPv4 addresses are held as v4-mapped IPv6.
+ * @ip4: an IPv4 address.
+ * Return: the v4-mapped IPv6 form of @ip4.
+ */
+static inline struct in6_addr homa_ipv4_to_ipv6(__be32 ip4)
+{
+	struct in6_addr ret = {};
+
+	ipv6_addr_set_v4mapped(ip4, &ret);
+	return ret;
+}
+
+/**
+ * struct homa_skb_info - what Homa keeps in skb->cb of a received DATA skb.
+ */
+struct homa_skb_info {
+	/** @offset: offset in the message of the first payload byte. */
+	int offset;
+
+	/** @data_offset: offset in the skb of the first payload byte. */
+	int data_offset;
+
+	/** @length: payload bytes. */
+	int length;
+};
+
+static inline struct homa_skb_info *homa_skb_info(struct sk_buff *skb)
+{
+	return (struct homa_skb_info *)skb->cb;
+}
+
+/* homa_utils.c */
+int homa_init(struct homa *homa);
+void homa_destroy(struct homa *homa);
+int homa_sysctl_init(struct homa *homa);
+void homa_sysctl_exit(struct homa *homa);
+
+/* homa_incoming.c */
+int homa_softirq(struct sk_buff *skb);
+int homa_err_handler_v4(struct sk_buff *skb, u32 info);
+int homa_err_handler_v6(struct sk_buff *skb, struct inet6_skb_parm *opt,
+			u8 type, u8 code, int offset, __be32 info);
+int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
+		 int *addr_len);
+
+/* homa_outgoing.c */
+int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len);
+void homa_xmit_data(struct homa_rpc *rpc, bool force);
+void homa_resend_data(struct homa_rpc *rpc, int start, int end);
+int homa_xmit_control(struct homa_rpc *rpc, u8 type, void *hdr, int len);
+int homa_xmit_unknown(struct homa_sock *hsk, struct homa_peer *peer,
+		      u16 dport, u64 local_id);
+void homa_send_acks(struct homa_sock *hsk, struct homa_peer *peer,
+		    u16 dport, u64 sender_id, struct homa_ack *acks,
+		    int num_acks);
+int homa_pacer_main(void *arg);
+void homa_remove_from_throttled(struct homa_rpc *rpc);
+int homa_rpc_mtu_seg(struct homa_sock *hsk, struct homa_peer *peer);
+int homa_offload_init(void);
+void homa_offload_exit(void);
+
+/* homa_incoming.c (timer and pool use it) */
+void homa_request_retrans(struct homa_rpc *rpc);
+
+/* homa_timer.c */
+int homa_timer_main(void *arg);
+void homa_timer(struct homa *homa);
+
+#endif /* _HOMA_IMPL_H */

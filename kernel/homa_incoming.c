@@ -1,0 +1,827 @@
+// SPDX-License-Identifier: BSD-2-Clause
+
+/* Receiving: packets from IP (validated, then dispatched
+ * by type), ICMP errors, message assembly and recvmsg.
+ */
+
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <net/icmp.h>
+#include <net/ip.h>
+
+#include "homa_impl.h"
+#include "homa_peer.h"
+#include "homa_pool.h"
+#include "homa_rpc.h"
+#include "homa_sock.h"
+
+/* Smallest packet of each type that is accepted. */
+static unsigned int homa_min_len(int type)
+{
+	switch (type) {
+	case DATA:
+		return HOMA_MIN_LEN_DATA;
+	case RESEND:
+		return HOMA_MIN_LEN_RESEND;
+	case ACK:
+		return HOMA_MIN_LEN_ACK;
+	case GRANT:
+		return sizeof(struct homa_grant_hdr);
+	case CUTOFFS:
+		return sizeof(struct homa_cutoffs_hdr);
+	default:
+		return HOMA_MIN_LEN_CONTROL;
+	}
+}
+
+/**
+ * homa_add_packet() - put a DATA packet's bytes into an incoming message.
+ * @rpc:    the RPC; the socket lock is held; buffers are allocated.
+ * @skb:    the packet, its payload at skb->data + sizeof(homa_data_hdr).
+ * @offset: offset of the payload in the message (already validated).
+ * @len:    payload bytes (already validated).
+ *
+ * Return: true if @skb was kept, false if it is a duplicate or cannot be
+ * used (the caller frees it).
+ */
+static bool homa_add_packet(struct homa_rpc *rpc, struct sk_buff *skb,
+			    int offset, int len)
+{
+	struct homa_message_in *msgin = &rpc->msgin;
+	struct homa_skb_info *info;
+	struct homa_gap *gap, *gap2;
+	int end = offset + len;
+
+	if (skb_queue_len(&msgin->packets) >= HOMA_MAX_PKTS_PER_MSG) {
+		HOMA_INC(drop_malformed);
+		return false;
+	}
+	if (offset >= msgin->recv_end) {
+		if (offset > msgin->recv_end) {
+			gap = kmalloc(sizeof(*gap), GFP_ATOMIC);
+			if (!gap)
+				return false;
+			gap->start = msgin->recv_end;
+			gap->end = offset;
+			list_add_tail(&gap->links, &msgin->gaps);
+		}
+		msgin->recv_end = end;
+		goto keep;
+	}
+
+	list_for_each_entry(gap, &msgin->gaps, links) {
+		if (offset >= gap->end)
+			continue;
+		if (end <= gap->start)
+			break;
+		if (offset < gap->start || end > gap->end)
+			break;	/* Straddles a gap edge: not our segmentation. */
+		if (offset == gap->start && end == gap->end) {
+			list_del(&gap->links);
+			kfree(gap);
+		} else if (offset == gap->start) {
+			gap->start = end;
+		} else if (end == gap->end) {
+			gap->end = offset;
+		} else {
+			gap2 = kmalloc(sizeof(*gap2), GFP_ATOMIC);
+			if (!gap2)
+				return false;
+			gap2->start = end;
+			gap2->end = gap->end;
+			gap->end = offset;
+			list_add(&gap2->links, &gap->links);
+		}
+		goto keep;
+	}
+	HOMA_INC(drop_duplicate);
+	return false;
+
+keep:
+	skb_dst_drop(skb);
+	info = homa_skb_info(skb);
+	info->offset = offset;
+	info->data_offset = sizeof(struct homa_data_hdr);
+	info->length = len;
+	__skb_queue_tail(&msgin->packets, skb);
+	msgin->bytes_remaining -= len;
+	HOMA_ADD(bytes_rcvd, len);
+	return true;
+}
+
+/**
+ * homa_request_retrans() - ask the sender of an incoming message for what
+ * is missing: one RESEND per gap and one for the bytes after the highest
+ * received, or (0, 100) if nothing has arrived yet.
+ * @rpc: the RPC; the socket lock is held.
+ */
+void homa_request_retrans(struct homa_rpc *rpc)
+{
+	struct homa_resend_hdr h = {};
+	struct homa_gap *gap;
+	int n = 0;
+
+	if (rpc->msgin.length < 0) {
+		h.offset = 0;
+		h.length = htonl(100);
+		homa_xmit_control(rpc, RESEND, &h, sizeof(h));
+		HOMA_INC(resend_requests_sent);
+		return;
+	}
+	list_for_each_entry(gap, &rpc->msgin.gaps, links) {
+		if (++n > HOMA_MAX_GAP_RESENDS)
+			break;
+		h.offset = htonl(gap->start);
+		h.length = htonl(gap->end - gap->start);
+		homa_xmit_control(rpc, RESEND, &h, sizeof(h));
+		HOMA_INC(resend_requests_sent);
+	}
+	if (rpc->msgin.recv_end < rpc->msgin.length) {
+		h.offset = htonl(rpc->msgin.recv_end);
+		h.length = htonl(rpc->msgin.length - rpc->msgin.recv_end);
+		homa_xmit_control(rpc, RESEND, &h, sizeof(h));
+		HOMA_INC(resend_requests_sent);
+	}
+}
+
+/* DATA. Return true if the skb was kept. */
+static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
+			  struct homa_peer *peer, u16 sport, u64 id,
+			  struct sk_buff *skb, struct homa_ack *acks,
+			  int *num_acks)
+{
+	struct homa_data_hdr *h = (struct homa_data_hdr *)skb->data;
+	u32 length = ntohl(h->message_length);
+	u32 offset = ntohl(h->seg.offset);
+	u32 len = skb->len - sizeof(*h);
+
+	if (offset == HOMA_SEG_OFFSET_USE_SEQ)
+		offset = ntohl(h->common.sequence);
+	if (length == 0 || length > HOMA_MAX_MESSAGE_LENGTH || len == 0 ||
+	    offset >= length || len > length - offset) {
+		HOMA_INC(drop_malformed);
+		return false;
+	}
+	if (h->ack.client_id)
+		acks[(*num_acks)++] = h->ack;
+
+	if (!rpc) {
+		if (homa_is_client(id)) {
+			HOMA_INC(drop_unknown_rpc);
+			return false;
+		}
+		rpc = homa_rpc_new_server(hsk, peer, sport, id, length);
+		if (!rpc)
+			return false;
+	} else if (homa_is_client(id) && rpc->state == RPC_OUTGOING) {
+		if (rpc->error)
+			return false;
+		/* The server has the whole request: the response begins. */
+		homa_remove_from_throttled(rpc);
+		rpc->state = RPC_INCOMING;
+		rpc->msgin.length = length;
+		rpc->msgin.bytes_remaining = length;
+	} else if (rpc->state != RPC_INCOMING) {
+		HOMA_INC(drop_duplicate);
+		return false;
+	}
+	if (rpc->msgin.length != length) {
+		HOMA_INC(drop_malformed);
+		return false;
+	}
+	rpc->silent_ticks = 0;
+
+	if (rpc->msgin.num_bpages == 0) {
+		if (rpc->msgin.waiting_for_bufs ||
+		    homa_pool_allocate(&hsk->pool, length,
+				       rpc->msgin.bpage_offsets,
+				       &rpc->msgin.num_bpages)) {
+			if (!rpc->msgin.waiting_for_bufs) {
+				rpc->msgin.waiting_for_bufs = true;
+				list_add_tail(&rpc->buf_links,
+					      &hsk->waiting_for_bufs);
+			}
+			HOMA_INC(drop_no_buffer);
+			return false;
+		}
+	}
+	if (!homa_add_packet(rpc, skb, offset, len))
+		return false;
+	if (rpc->msgin.bytes_remaining == 0)
+		homa_rpc_ready(rpc);
+	return true;
+}
+
+/* RESEND. */
+static void homa_resend_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
+			    struct homa_peer *peer, u16 sport, u64 id,
+			    struct sk_buff *skb)
+{
+	struct homa_resend_hdr *h = (struct homa_resend_hdr *)skb->data;
+	u64 offset = ntohl(h->offset);
+	u64 end = offset + ntohl(h->length);
+	struct homa_busy_hdr busy = {};
+
+	if (!rpc) {
+		homa_xmit_unknown(hsk, peer, sport, id);
+		return;
+	}
+	rpc->silent_ticks = 0;
+	if (rpc->error)
+		return;
+	if (rpc->msgout.length < 0 || end == offset ||
+	    offset >= rpc->msgout.next_xmit) {
+		/* Nothing to resend (yet): say we are alive. */
+		homa_xmit_control(rpc, BUSY, &busy, sizeof(busy));
+		return;
+	}
+	if (end > rpc->msgout.next_xmit)
+		end = rpc->msgout.next_xmit;
+	/* Bytes asked for may still be on their way (the receiver cannot
+	 * tell): resend a bounded amount; it asks again for what is still
+	 * missing. This also bounds what one RESEND can make us send.
+	 */
+	if (end - offset > HOMA_MAX_RESEND_BYTES)
+		end = offset + HOMA_MAX_RESEND_BYTES;
+	homa_resend_data(rpc, offset, end);
+}
+
+/* RPC_UNKNOWN. */
+static void homa_unknown_pkt(struct homa_rpc *rpc)
+{
+	if (homa_is_client(rpc->id)) {
+		/* The server lost the request: send (the start of) it again;
+		 * the server asks for the rest with RESENDs.
+		 */
+		if (rpc->state == RPC_OUTGOING && !rpc->error)
+			homa_resend_data(rpc, 0, min(rpc->msgout.next_xmit,
+						     HOMA_MAX_RESEND_BYTES));
+		return;
+	}
+	homa_rpc_end(rpc);
+}
+
+/* NEED_ACK (we are the client). */
+static void homa_need_ack_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
+			      struct homa_peer *peer, u16 sport, u64 id)
+{
+	struct homa_ack acks[HOMA_MAX_ACKS_PER_PKT];
+	int n;
+
+	if (rpc && (rpc->state != RPC_INCOMING ||
+		    rpc->msgin.bytes_remaining > 0)) {
+		rpc->silent_ticks = 0;
+		return;
+	}
+	n = homa_peer_get_acks(peer, acks);
+	homa_send_acks(hsk, peer, sport, id, acks, n);
+}
+
+/* ACK (we are the server). Return false if malformed. */
+static bool homa_ack_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
+			 struct homa_ack *acks, int *num_acks)
+{
+	struct homa_ack_hdr *h = (struct homa_ack_hdr *)skb->data;
+	int i, count = ntohs(h->num_acks);
+
+	if (count > HOMA_MAX_ACKS_PER_PKT) {
+		HOMA_INC(drop_malformed);
+		return false;
+	}
+	if (rpc && !homa_is_client(rpc->id)) {
+		HOMA_INC(acks_rcvd);
+		homa_rpc_end(rpc);
+	}
+	for (i = 0; i < count; i++)
+		acks[(*num_acks)++] = h->acks[i];
+	return true;
+}
+
+/* A client acknowledged the response of one of our server RPCs. */
+static void homa_rpc_acked(struct homa *homa, struct net *net,
+			   const struct in6_addr *saddr,
+			   const struct homa_ack *ack)
+{
+	u64 id = homa_local_id(be64_to_cpu(ack->client_id));
+	struct homa_sock *hsk;
+	struct homa_rpc *rpc;
+
+	if (homa_is_client(id))
+		return;
+	hsk = homa_sock_find(homa, net, ntohs(ack->server_port));
+	if (!hsk)
+		return;
+	spin_lock_bh(&hsk->lock);
+	rpc = homa_find_server_rpc(hsk, saddr, 0, id);
+	if (rpc) {
+		HOMA_INC(acks_rcvd);
+		homa_rpc_end(rpc);
+	}
+	spin_unlock_bh(&hsk->lock);
+	sock_put(&hsk->inet.sk);
+}
+
+/* Handle one validated packet for socket @hsk; consumes @skb. */
+static void homa_dispatch(struct homa_sock *hsk, struct sk_buff *skb,
+			  const struct in6_addr *saddr)
+{
+	struct homa_common_hdr *h = (struct homa_common_hdr *)skb->data;
+	struct homa_ack acks[HOMA_MAX_ACKS_PER_PKT + 1];
+	u64 id = homa_local_id(be64_to_cpu(h->sender_id));
+	struct net *net = sock_net(&hsk->inet.sk);
+	u16 sport = ntohs(h->sport);
+	struct homa_rpc *rpc = NULL;
+	struct homa_peer *peer;
+	bool kept = false;
+	int num_acks = 0;
+	int i;
+
+	peer = homa_peer_find(hsk->homa, net, saddr);
+	if (!peer)
+		goto drop;
+
+	spin_lock_bh(&hsk->lock);
+	if (hsk->shutdown) {
+		spin_unlock_bh(&hsk->lock);
+		goto drop;
+	}
+	if (homa_is_client(id)) {
+		rpc = homa_find_client_rpc(hsk, id);
+		if (rpc && (rpc->peer != peer || rpc->dport != sport))
+			rpc = NULL;	/* Not from our server: not ours. */
+	} else {
+		rpc = homa_find_server_rpc(hsk, saddr, sport, id);
+	}
+
+	switch (h->type) {
+	case DATA:
+		kept = homa_data_pkt(hsk, rpc, peer, sport, id, skb, acks,
+				     &num_acks);
+		break;
+	case RESEND:
+		homa_resend_pkt(hsk, rpc, peer, sport, id, skb);
+		break;
+	case RPC_UNKNOWN:
+		if (rpc)
+			homa_unknown_pkt(rpc);
+		else
+			HOMA_INC(drop_unknown_rpc);
+		break;
+	case BUSY:
+		if (rpc)
+			rpc->silent_ticks = 0;
+		else
+			HOMA_INC(drop_unknown_rpc);
+		break;
+	case NEED_ACK:
+		homa_need_ack_pkt(hsk, rpc, peer, sport, id);
+		break;
+	case ACK:
+		homa_ack_pkt(rpc, skb, acks, &num_acks);
+		break;
+	}
+	spin_unlock_bh(&hsk->lock);
+
+	for (i = 0; i < num_acks; i++)
+		homa_rpc_acked(hsk->homa, net, saddr, &acks[i]);
+drop:
+	if (!kept)
+		kfree_skb(skb);
+}
+
+/* A GSO skb that reached us whole (loopback or a device that passes GSO
+ * through): split it into one DATA packet per segment (layout as built by
+ * homa_data_skb()) and handle each; consumes @skb.
+ */
+static void homa_split_gso(struct homa_sock *hsk, struct sk_buff *skb,
+			   const struct in6_addr *saddr)
+{
+	int seg_len = skb_shinfo(skb)->gso_size;
+	struct sk_buff *nskb;
+	int pos, n;
+
+	if (seg_len <= (int)sizeof(struct homa_seg_hdr)) {
+		HOMA_INC(drop_malformed);
+		goto done;
+	}
+	for (pos = HOMA_DATA_PREFIX_LEN; pos < skb->len; pos += seg_len) {
+		n = min_t(int, seg_len, skb->len - pos);
+		if (n <= (int)sizeof(struct homa_seg_hdr)) {
+			HOMA_INC(drop_malformed);
+			break;
+		}
+		nskb = alloc_skb(HOMA_DATA_PREFIX_LEN + n, GFP_ATOMIC);
+		if (!nskb)
+			break;
+		if (skb_copy_bits(skb, 0, skb_put(nskb, HOMA_DATA_PREFIX_LEN),
+				  HOMA_DATA_PREFIX_LEN) ||
+		    skb_copy_bits(skb, pos, skb_put(nskb, n), n)) {
+			kfree_skb(nskb);
+			HOMA_INC(drop_malformed);
+			break;
+		}
+		nskb->protocol = skb->protocol;
+		homa_dispatch(hsk, nskb, saddr);
+	}
+done:
+	kfree_skb(skb);
+}
+
+/**
+ * homa_softirq() - IP hands every incoming Homa packet (IPv4 and IPv6)
+ * to this function. Everything taken from the wire is checked against the
+ * packet's own length before it is used.
+ * @skb: the packet, skb->data at the Homa header.
+ *
+ * Return: 0 (the packet is always consumed).
+ */
+int homa_softirq(struct sk_buff *skb)
+{
+	struct homa *homa = &homa_global;
+	struct homa_common_hdr *h;
+	struct homa_sock *hsk;
+	struct in6_addr saddr;
+	unsigned int min_len;
+	int type;
+
+	if (!pskb_may_pull(skb, sizeof(struct homa_common_hdr))) {
+		HOMA_INC(drop_short);
+		goto drop;
+	}
+	h = (struct homa_common_hdr *)skb->data;
+	type = h->type;
+	if (type < HOMA_TYPE_MIN || type > HOMA_TYPE_MAX) {
+		HOMA_INC(drop_bad_type);
+		goto drop;
+	}
+	min_len = homa_min_len(type);
+	if (skb->len < min_len || !pskb_may_pull(skb, min_len)) {
+		HOMA_INC(drop_short);
+		goto drop;
+	}
+	h = (struct homa_common_hdr *)skb->data;
+	HOMA_INC(pkts_rcvd[type - DATA]);
+	/* DATA's doff covers at least the common header (senders use 52 or
+	 * 56); no type's doff may exceed the packet. v4 senders leave doff
+	 * of control packets unset, so a small one is accepted there.
+	 */
+	if (homa_doff_bytes(h->doff) > skb->len ||
+	    (type == DATA &&
+	     homa_doff_bytes(h->doff) < sizeof(struct homa_common_hdr))) {
+		HOMA_INC(drop_malformed);
+		goto drop;
+	}
+	if (type == GRANT || type == CUTOFFS || type == FREEZE) {
+		HOMA_INC(drop_unsupported);
+		goto drop;
+	}
+	if (skb->protocol == htons(ETH_P_IPV6))
+		saddr = ipv6_hdr(skb)->saddr;
+	else
+		saddr = homa_ipv4_to_ipv6(ip_hdr(skb)->saddr);
+
+	hsk = homa_sock_find(homa, dev_net(skb->dev), ntohs(h->dport));
+	if (!hsk) {
+		HOMA_INC(drop_unknown_socket);
+		if (skb->protocol == htons(ETH_P_IPV6))
+			icmpv6_send(skb, ICMPV6_DEST_UNREACH,
+				    ICMPV6_PORT_UNREACH, 0);
+		else
+			icmp_send(skb, ICMP_DEST_UNREACH, ICMP_PORT_UNREACH,
+				  0);
+		goto drop;
+	}
+	if (type == DATA && skb_is_gso(skb))
+		homa_split_gso(hsk, skb, &saddr);
+	else
+		homa_dispatch(hsk, skb, &saddr);
+	sock_put(&hsk->inet.sk);
+	return 0;
+
+drop:
+	kfree_skb(skb);
+	return 0;
+}
+
+/* Abort the RPCs of socket @sport that go to @addr (and @dport, unless
+ * it is 0) after an ICMP error.
+ */
+static void homa_abort_rpcs(struct net *net, const struct in6_addr *addr,
+			    u16 sport, u16 dport, int error)
+{
+	struct homa_rpc *rpc, *tmp;
+	struct homa_sock *hsk;
+
+	hsk = homa_sock_find(&homa_global, net, sport);
+	if (!hsk)
+		return;
+	spin_lock_bh(&hsk->lock);
+	list_for_each_entry_safe(rpc, tmp, &hsk->active_rpcs, active_links) {
+		if (!ipv6_addr_equal(&rpc->peer->addr, addr))
+			continue;
+		if (dport != 0 && rpc->dport != dport)
+			continue;
+		/* Clients see @error; server RPCs are simply freed. */
+		HOMA_INC(icmp_errors);
+		homa_rpc_abort(rpc, error);
+	}
+	spin_unlock_bh(&hsk->lock);
+	sock_put(&hsk->inet.sk);
+}
+
+/**
+ * homa_err_handler_v4() - ICMP (IPv4) reports a problem with a packet we
+ * sent: abort the RPCs it concerns.
+ * @skb:  the ICMP message; skb->data at the IP header of our packet.
+ * @info: ICMP info field.
+ *
+ * Return: 0.
+ */
+int homa_err_handler_v4(struct sk_buff *skb, u32 info)
+{
+	const struct iphdr *iph = (const struct iphdr *)skb->data;
+	int type = icmp_hdr(skb)->type;
+	int code = icmp_hdr(skb)->code;
+	const struct homa_common_hdr *h;
+	struct in6_addr addr;
+	int error;
+
+	if (type != ICMP_DEST_UNREACH || code == ICMP_FRAG_NEEDED)
+		return 0;
+	if (!pskb_may_pull(skb, iph->ihl * 4 + 4))
+		return 0;
+	iph = (const struct iphdr *)skb->data;
+	h = (const struct homa_common_hdr *)(skb->data + iph->ihl * 4);
+	addr = homa_ipv4_to_ipv6(iph->daddr);
+	if (code == ICMP_PORT_UNREACH)
+		error = -ENOTCONN;
+	else if (code == ICMP_PROT_UNREACH)
+		error = -EPROTONOSUPPORT;
+	else
+		error = -EHOSTUNREACH;
+	homa_abort_rpcs(dev_net(skb->dev), &addr, ntohs(h->sport),
+			code == ICMP_PORT_UNREACH ? ntohs(h->dport) : 0, error);
+	return 0;
+}
+
+/**
+ * homa_err_handler_v6() - ICMPv6 reports a problem with a packet we sent.
+ * @skb:    the ICMP message; skb->data at the IPv6 header of our packet.
+ * @opt:    unused.
+ * @type:   ICMPv6 type.
+ * @code:   ICMPv6 code.
+ * @offset: offset of our Homa header from skb->data.
+ * @info:   ICMPv6 info field.
+ *
+ * Return: 0.
+ */
+int homa_err_handler_v6(struct sk_buff *skb, struct inet6_skb_parm *opt,
+			u8 type, u8 code, int offset, __be32 info)
+{
+	const struct homa_common_hdr *h;
+	const struct ipv6hdr *iph;
+	struct in6_addr addr;
+	int error;
+
+	if (type == ICMPV6_DEST_UNREACH)
+		error = code == ICMPV6_PORT_UNREACH ? -ENOTCONN : -EHOSTUNREACH;
+	else if (type == ICMPV6_PARAMPROB && code == ICMPV6_UNK_NEXTHDR)
+		error = -EPROTONOSUPPORT;
+	else
+		return 0;
+	if (!pskb_may_pull(skb, offset + 4))
+		return 0;
+	iph = (const struct ipv6hdr *)skb->data;
+	h = (const struct homa_common_hdr *)(skb->data + offset);
+	addr = iph->daddr;
+	homa_abort_rpcs(dev_net(skb->dev), &addr, ntohs(h->sport),
+			error == -ENOTCONN ? ntohs(h->dport) : 0, error);
+	return 0;
+}
+
+/* Take a ready RPC that matches; socket lock held. */
+static struct homa_rpc *homa_claim(struct homa_sock *hsk, u64 id, int flags,
+				   int *err)
+{
+	struct homa_rpc *rpc;
+
+	if (hsk->shutdown) {
+		*err = -ESHUTDOWN;
+		return NULL;
+	}
+	if (id) {
+		rpc = homa_find_client_rpc(hsk, id);
+		if (!rpc || rpc->handed_off) {
+			*err = -EINVAL;
+			return NULL;
+		}
+		if (list_empty(&rpc->ready_links))
+			return NULL;
+	} else if ((flags & HOMA_RECVMSG_RESPONSE) &&
+		   !list_empty(&hsk->ready_responses)) {
+		rpc = list_first_entry(&hsk->ready_responses, struct homa_rpc,
+				       ready_links);
+	} else if ((flags & HOMA_RECVMSG_REQUEST) &&
+		   !list_empty(&hsk->ready_requests)) {
+		rpc = list_first_entry(&hsk->ready_requests, struct homa_rpc,
+				       ready_links);
+	} else {
+		return NULL;
+	}
+	list_del_init(&rpc->ready_links);
+	rpc->handed_off = true;
+	homa_rpc_hold(rpc);
+	return rpc;
+}
+
+static struct homa_rpc *homa_wait_for_message(struct homa_sock *hsk, u64 id,
+					      int flags, bool nonblocking,
+					      int *err)
+{
+	struct sock *sk = &hsk->inet.sk;
+	struct homa_rpc *rpc;
+	DEFINE_WAIT(wait);
+
+	*err = 0;
+	for (;;) {
+		prepare_to_wait(sk_sleep(sk), &wait, TASK_INTERRUPTIBLE);
+		spin_lock_bh(&hsk->lock);
+		rpc = homa_claim(hsk, id, flags, err);
+		spin_unlock_bh(&hsk->lock);
+		if (rpc || *err)
+			break;
+		if (nonblocking) {
+			*err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			*err = -EINTR;
+			break;
+		}
+		schedule();
+	}
+	finish_wait(sk_sleep(sk), &wait);
+	return rpc;
+}
+
+/* Copy a complete incoming message into its bpages; no lock held. */
+static int homa_copy_to_user(struct homa_rpc *rpc)
+{
+	unsigned long region = rpc->hsk->pool.region;
+	struct homa_skb_info *info;
+	struct iov_iter iter;
+	struct sk_buff *skb;
+	int off, pos, left, chunk, bp, in;
+	void __user *dst;
+
+	skb_queue_walk(&rpc->msgin.packets, skb) {
+		info = homa_skb_info(skb);
+		off = info->offset;
+		pos = info->data_offset;
+		left = info->length;
+		while (left > 0) {
+			bp = off >> HOMA_BPAGE_SHIFT;
+			in = off & (HOMA_BPAGE_SIZE - 1);
+			chunk = min(left, HOMA_BPAGE_SIZE - in);
+			if (bp >= rpc->msgin.num_bpages)
+				return -EINVAL;
+			dst = (void __user *)(region +
+					      rpc->msgin.bpage_offsets[bp] + in);
+			if (import_ubuf(ITER_DEST, dst, chunk, &iter))
+				return -EFAULT;
+			if (skb_copy_datagram_iter(skb, pos, &iter, chunk))
+				return -EFAULT;
+			off += chunk;
+			pos += chunk;
+			left -= chunk;
+		}
+	}
+	return 0;
+}
+
+static void homa_fill_addr(struct homa_sock *hsk, struct homa_rpc *rpc,
+			   struct msghdr *msg, int *addr_len)
+{
+	if (!msg->msg_name)
+		return;
+	if (homa_sock_is_v6(hsk)) {
+		DECLARE_SOCKADDR(struct sockaddr_in6 *, sin6, msg->msg_name);
+
+		memset(sin6, 0, sizeof(*sin6));
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(rpc->dport);
+		sin6->sin6_addr = rpc->peer->addr;
+		*addr_len = sizeof(*sin6);
+	} else {
+		DECLARE_SOCKADDR(struct sockaddr_in *, sin, msg->msg_name);
+
+		memset(sin, 0, sizeof(*sin));
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(rpc->dport);
+		sin->sin_addr.s_addr = rpc->peer->addr.s6_addr32[3];
+		*addr_len = sizeof(*sin);
+	}
+}
+
+/**
+ * homa_recvmsg() - receive a message (see struct homa_recvmsg_args).
+ * @sk:       the socket.
+ * @msg:      msg_control holds struct homa_recvmsg_args (user memory,
+ *            msg_controllen exactly its size); msg_name gets the peer.
+ * @len:      unused: messages go to the buffer pool.
+ * @flags:    MSG_DONTWAIT counts as HOMA_RECVMSG_NONBLOCKING.
+ * @addr_len: set to the length of the address in msg_name.
+ *
+ * Return: the message length, or a negative errno (for a failed client
+ * RPC the id is still written to msg_control).
+ */
+int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
+		 int *addr_len)
+{
+	struct homa_sock *hsk = homa_sk(sk);
+	struct homa_ack full[HOMA_MAX_ACKS_PER_PKT];
+	struct homa_recvmsg_args control;
+	struct homa_rpc *rpc;
+	bool nonblocking;
+	int result, n;
+
+	if (msg->msg_controllen != sizeof(control))
+		return -EINVAL;
+	if (copy_from_user(&control, msg->msg_control_user, sizeof(control)))
+		return -EFAULT;
+	if ((control.flags & ~HOMA_RECVMSG_VALID_FLAGS) ||
+	    control.num_bpages > HOMA_MAX_BPAGES)
+		return -EINVAL;
+
+	spin_lock_bh(&hsk->lock);
+	if (!hsk->pool.refs) {
+		result = -EINVAL;
+	} else {
+		result = homa_pool_release(&hsk->pool, control.num_bpages,
+					   control.bpage_offsets);
+		if (result == 0)
+			homa_pool_check_waiting(hsk);
+	}
+	spin_unlock_bh(&hsk->lock);
+	if (result)
+		return result;
+	control.num_bpages = 0;
+
+	if ((control.id && !homa_is_client(control.id)) ||
+	    (!control.id && !(control.flags & (HOMA_RECVMSG_REQUEST |
+					       HOMA_RECVMSG_RESPONSE)))) {
+		result = -EINVAL;
+		goto done;
+	}
+	nonblocking = (flags & MSG_DONTWAIT) ||
+		      (control.flags & HOMA_RECVMSG_NONBLOCKING);
+	rpc = homa_wait_for_message(hsk, control.id, control.flags,
+				    nonblocking, &result);
+	if (!rpc)
+		goto done;
+
+	control.id = rpc->id;
+	control.completion_cookie = rpc->completion_cookie;
+	if (rpc->error) {
+		result = rpc->error;
+	} else {
+		result = homa_copy_to_user(rpc);
+		if (result == 0) {
+			result = rpc->msgin.length;
+			control.num_bpages = rpc->msgin.num_bpages;
+			memcpy(control.bpage_offsets, rpc->msgin.bpage_offsets,
+			       sizeof(control.bpage_offsets));
+			homa_fill_addr(hsk, rpc, msg, addr_len);
+		}
+	}
+
+	n = 0;
+	spin_lock_bh(&hsk->lock);
+	if (result >= 0)
+		rpc->msgin.num_bpages = 0;	/* They belong to the user. */
+	rpc->handed_off = false;
+	if (homa_is_client(rpc->id)) {
+		homa_rpc_end(rpc);
+		if (result >= 0)
+			n = homa_peer_add_ack(rpc->peer, rpc->id, rpc->dport,
+					      full);
+		if (n > 0)
+			homa_send_acks(hsk, rpc->peer, rpc->dport, rpc->id,
+				       full, n);
+	} else if (result < 0) {
+		homa_rpc_end(rpc);
+	} else if (rpc->state == RPC_INCOMING) {
+		rpc->state = RPC_IN_SERVICE;
+		__skb_queue_purge(&rpc->msgin.packets);
+	}
+	homa_rpc_put(rpc);
+	spin_unlock_bh(&hsk->lock);
+	homa_rpc_reap_some(hsk);
+
+done:
+	if (copy_to_user(msg->msg_control_user, &control, sizeof(control)))
+		result = -EFAULT;
+	return result;
+}

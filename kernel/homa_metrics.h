@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+
+/* Counters exported in /proc/net/homa_metrics.
+ *
+ * The file holds one "name value" pair per line, value in decimal. The
+ * names are an interface: tests and the packet crafter read them, so they
+ * must stay stable. They are:
+ *
+ *   pkts_sent_<TYPE>        packets transmitted, per type
+ *   pkts_rcvd_<TYPE>        packets received (accepted for processing), per
+ *                           type; <TYPE> is one of DATA GRANT RESEND UNKNOWN
+ *                           BUSY CUTOFFS FREEZE NEED_ACK ACK
+ *   drop_short              packets shorter than the minimum for their type
+ *   drop_bad_type           packets whose type is outside 0x10..0x18
+ *   drop_unknown_socket     packets for a port without a socket (an ICMP
+ *                           port unreachable is sent back)
+ *   drop_malformed          lengths or offsets that do not fit (message
+ *                           length out of range, segment outside the
+ *                           message or the packet, too many acks, ...)
+ *   drop_unknown_rpc        packets for an RPC that does not exist and may
+ *                           not be created by them
+ *   drop_unsupported        full-Homa packets v4 ignores (GRANT, CUTOFFS,
+ *                           FREEZE)
+ *   drop_duplicate          DATA whose bytes had already arrived
+ *   drop_no_buffer          DATA dropped while its message waits for space
+ *                           in the receive buffer pool
+ *   resent_packets          DATA packets retransmitted because of a RESEND
+ *   resend_requests_sent    RESEND packets sent
+ *   timeouts                RPCs aborted (clients) or freed (servers)
+ *                           because the peer stayed silent
+ *   rpcs_created            RPCs created (client and server)
+ *   rpcs_freed              RPCs whose memory was reclaimed
+ *   bytes_sent              message bytes transmitted in DATA packets
+ *                           (first transmissions and retransmissions)
+ *   bytes_rcvd              message bytes accepted from DATA packets
+ *   server_rpcs_live        server RPCs that exist now
+ *   client_rpcs_live        client RPCs that exist now
+ *   throttled_rpcs_added    times an RPC was put on the pacer's list
+ *   icmp_errors             ICMP errors that aborted RPCs
+ *   acks_rcvd               acknowledgements processed (in ACK or DATA)
+ */
+
+#ifndef _HOMA_METRICS_H
+#define _HOMA_METRICS_H
+
+#include <linux/percpu.h>
+#include <linux/types.h>
+
+#include "homa_wire.h"
+
+#define HOMA_NUM_TYPES	(HOMA_TYPE_MAX - HOMA_TYPE_MIN + 1)
+
+/**
+ * struct homa_metrics - per-CPU counters; the comment at the top of this
+ * file gives the meaning of each.
+ */
+struct homa_metrics {
+	/** @pkts_sent: packets sent, indexed by type - DATA. */
+	u64 pkts_sent[HOMA_NUM_TYPES];
+	/** @pkts_rcvd: packets received, indexed by type - DATA. */
+	u64 pkts_rcvd[HOMA_NUM_TYPES];
+	/** @drop_short: see above. */
+	u64 drop_short;
+	/** @drop_bad_type: see above. */
+	u64 drop_bad_type;
+	/** @drop_unknown_socket: see above. */
+	u64 drop_unknown_socket;
+	/** @drop_malformed: see above. */
+	u64 drop_malformed;
+	/** @drop_unknown_rpc: see above. */
+	u64 drop_unknown_rpc;
+	/** @drop_unsupported: see above. */
+	u64 drop_unsupported;
+	/** @drop_duplicate: see above. */
+	u64 drop_duplicate;
+	/** @drop_no_buffer: see above. */
+	u64 drop_no_buffer;
+	/** @resent_packets: see above. */
+	u64 resent_packets;
+	/** @resend_requests_sent: see above. */
+	u64 resend_requests_sent;
+	/** @timeouts: see above. */
+	u64 timeouts;
+	/** @rpcs_created: see above. */
+	u64 rpcs_created;
+	/** @rpcs_freed: see above. */
+	u64 rpcs_freed;
+	/** @bytes_sent: see above. */
+	u64 bytes_sent;
+	/** @bytes_rcvd: see above. */
+	u64 bytes_rcvd;
+	/** @server_rpcs_live: see above (per-CPU deltas; may be negative). */
+	s64 server_rpcs_live;
+	/** @client_rpcs_live: see above (per-CPU deltas; may be negative). */
+	s64 client_rpcs_live;
+	/** @throttled_rpcs_added: see above. */
+	u64 throttled_rpcs_added;
+	/** @icmp_errors: see above. */
+	u64 icmp_errors;
+	/** @acks_rcvd: see above. */
+	u64 acks_rcvd;
+};
+
+DECLARE_PER_CPU(struct homa_metrics, homa_metrics);
+
+/* Add to a counter from any context (preemption-safe per-CPU add). */
+#define HOMA_ADD(field, n)	this_cpu_add(homa_metrics.field, (n))
+#define HOMA_INC(field)		HOMA_ADD(field, 1)
+
+int homa_metrics_init(void);
+void homa_metrics_exit(void);
+
+#endif /* _HOMA_METRICS_H */

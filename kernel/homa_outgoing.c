@@ -1,0 +1,658 @@
+// SPDX-License-Identifier: BSD-2-Clause
+
+/* Sending: sendmsg, DATA and control packets, and the
+ * pacer that keeps the NIC queue short (throttled RPCs in SRPT order).
+ *
+ * A message is copied once into kernel memory (msgout.data). Every packet,
+ * first transmission or retransmission, is a fresh skb built from it and
+ * handed to IP, which owns it from then on: no skb is ever both queued for
+ * transmission and retained by Homa.
+ */
+
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <net/ip.h>
+#include <net/protocol.h>
+#include <net/ip6_route.h>
+#include <net/route.h>
+
+#include "homa_impl.h"
+#include "homa_peer.h"
+#include "homa_pool.h"
+#include "homa_rpc.h"
+#include "homa_sock.h"
+
+/* Room for IP and link headers in front of a Homa header. */
+#define HOMA_SKB_HEADROOM	(MAX_HEADER + sizeof(struct ipv6hdr) + 16)
+
+/* Hand @skb (transport header set) to IP; consumes @skb. */
+static int homa_ip_xmit(struct homa_sock *hsk, struct homa_peer *peer,
+			struct sk_buff *skb)
+{
+	struct homa_common_hdr *h = (struct homa_common_hdr *)skb->data;
+	struct sock *sk = &hsk->inet.sk;
+	int type = h->type;
+	int err;
+
+	skb_reset_transport_header(skb);
+	skb->protocol = homa_sock_is_v6(hsk) ? htons(ETH_P_IPV6) :
+					       htons(ETH_P_IP);
+	if (homa_sock_is_v6(hsk)) {
+		struct flowi6 fl6 = {};
+		struct dst_entry *dst;
+
+		fl6.daddr = peer->addr;
+		fl6.flowi6_proto = IPPROTO_HOMA;
+		fl6.flowi6_oif = sk->sk_bound_dev_if;
+		fl6.flowi6_mark = sk->sk_mark;
+		fl6.flowi6_uid = sk->sk_uid;
+		dst = ip6_dst_lookup_flow(sock_net(sk), sk, &fl6, NULL);
+		if (IS_ERR(dst)) {
+			kfree_skb(skb);
+			return PTR_ERR(dst);
+		}
+		skb_dst_set(skb, dst);
+		rcu_read_lock();
+		err = ip6_xmit(sk, skb, &fl6, sk->sk_mark, NULL, 0,
+			       READ_ONCE(sk->sk_priority));
+		rcu_read_unlock();
+	} else {
+		struct flowi4 fl4;
+		struct rtable *rt;
+
+		flowi4_init_output(&fl4, sk->sk_bound_dev_if, sk->sk_mark, 0,
+				   RT_SCOPE_UNIVERSE, IPPROTO_HOMA, 0,
+				   peer->addr.s6_addr32[3], 0, 0, 0,
+				   sk->sk_uid);
+		rt = ip_route_output_flow(sock_net(sk), &fl4, sk);
+		if (IS_ERR(rt)) {
+			kfree_skb(skb);
+			return PTR_ERR(rt);
+		}
+		skb_dst_set(skb, &rt->dst);
+		err = ip_queue_xmit(sk, skb, flowi4_to_flowi(&fl4));
+	}
+	HOMA_INC(pkts_sent[type - DATA]);
+	return net_xmit_eval(err);
+}
+
+/**
+ * homa_rpc_mtu_seg() - message bytes per DATA packet toward a peer.
+ * @hsk:  the sending socket.
+ * @peer: the destination.
+ *
+ * Return: the segment size, or a negative errno if there is no route.
+ */
+int homa_rpc_mtu_seg(struct homa_sock *hsk, struct homa_peer *peer)
+{
+	struct sock *sk = &hsk->inet.sk;
+	int mtu, seg, max;
+
+	if (homa_sock_is_v6(hsk)) {
+		struct flowi6 fl6 = {};
+		struct dst_entry *dst;
+
+		fl6.daddr = peer->addr;
+		fl6.flowi6_proto = IPPROTO_HOMA;
+		fl6.flowi6_oif = sk->sk_bound_dev_if;
+		fl6.flowi6_uid = sk->sk_uid;
+		dst = ip6_dst_lookup_flow(sock_net(sk), sk, &fl6, NULL);
+		if (IS_ERR(dst))
+			return PTR_ERR(dst);
+		mtu = dst_mtu(dst);
+		dst_release(dst);
+	} else {
+		struct flowi4 fl4;
+		struct rtable *rt;
+
+		flowi4_init_output(&fl4, sk->sk_bound_dev_if, sk->sk_mark, 0,
+				   RT_SCOPE_UNIVERSE, IPPROTO_HOMA, 0,
+				   peer->addr.s6_addr32[3], 0, 0, 0,
+				   sk->sk_uid);
+		rt = ip_route_output_flow(sock_net(sk), &fl4, sk);
+		if (IS_ERR(rt))
+			return PTR_ERR(rt);
+		mtu = dst_mtu(&rt->dst);
+		ip_rt_put(rt);
+	}
+	seg = mtu - hsk->ip_header_length - sizeof(struct homa_data_hdr);
+	max = READ_ONCE(hsk->homa->max_gso_size) - hsk->ip_header_length -
+	      sizeof(struct homa_data_hdr);
+	if (seg > max)
+		seg = max;
+	if (seg < 64)
+		seg = 64;
+	return seg;
+}
+
+/* How many segments of @seg bytes one (GSO) skb may carry. */
+static int homa_gso_segs(struct homa_sock *hsk, int seg)
+{
+	int room = READ_ONCE(hsk->homa->max_gso_size) - hsk->ip_header_length -
+		   HOMA_DATA_PREFIX_LEN;
+	int n = room / (seg + (int)sizeof(struct homa_seg_hdr));
+
+	return clamp(n, 1, 64);
+}
+
+static void homa_fill_common(struct homa_common_hdr *h, u16 sport, u16 dport,
+			     u64 sender_id, u8 type, int hdr_len)
+{
+	h->sport = htons(sport);
+	h->dport = htons(dport);
+	h->type = type;
+	/* The nibble holds at most 60 bytes (an ACK has 80). */
+	h->doff = homa_doff(min(hdr_len, 60));
+	h->sender_id = cpu_to_be64(sender_id);
+}
+
+/* Send a control packet whose header (common part included) is @hdr. */
+static int __homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
+			       void *hdr, int len)
+{
+	int size = max_t(int, len, HOMA_MIN_PKT_LENGTH);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(HOMA_SKB_HEADROOM + size, GFP_ATOMIC);
+	if (!skb)
+		return -ENOMEM;
+	skb_reserve(skb, HOMA_SKB_HEADROOM);
+	skb_put_zero(skb, size);
+	memcpy(skb->data, hdr, len);
+	return homa_ip_xmit(hsk, peer, skb);
+}
+
+/**
+ * homa_xmit_control() - send a control packet for an RPC.
+ * @rpc:  the RPC; the socket lock is held.
+ * @type: packet type.
+ * @hdr:  the packet's header; the common part is filled in here.
+ * @len:  bytes in @hdr.
+ *
+ * Return: 0 or a negative errno.
+ */
+int homa_xmit_control(struct homa_rpc *rpc, u8 type, void *hdr, int len)
+{
+	homa_fill_common(hdr, rpc->hsk->port, rpc->dport, rpc->id, type, len);
+	return __homa_xmit_control(rpc->hsk, rpc->peer, hdr, len);
+}
+
+/**
+ * homa_xmit_unknown() - tell a peer that we have no RPC @local_id.
+ * @hsk:      the socket the packet came to.
+ * @peer:     the sender of that packet.
+ * @dport:    the sender's port.
+ * @local_id: our id for the RPC it named.
+ *
+ * Return: 0 or a negative errno.
+ */
+int homa_xmit_unknown(struct homa_sock *hsk, struct homa_peer *peer,
+		      u16 dport, u64 local_id)
+{
+	struct homa_rpc_unknown_hdr h = {};
+
+	homa_fill_common(&h.common, hsk->port, dport, local_id, RPC_UNKNOWN,
+			 sizeof(h));
+	return __homa_xmit_control(hsk, peer, &h, sizeof(h));
+}
+
+/**
+ * homa_send_acks() - send an ACK packet.
+ * @hsk:       the sending (client) socket.
+ * @peer:      the server host.
+ * @dport:     the server port.
+ * @sender_id: a client RPC id that this packet acknowledges itself.
+ * @acks:      further acknowledgements.
+ * @num_acks:  entries in @acks (at most HOMA_MAX_ACKS_PER_PKT).
+ */
+void homa_send_acks(struct homa_sock *hsk, struct homa_peer *peer,
+		    u16 dport, u64 sender_id, struct homa_ack *acks,
+		    int num_acks)
+{
+	struct homa_ack_hdr h = {};
+
+	homa_fill_common(&h.common, hsk->port, dport, sender_id, ACK,
+			 sizeof(h));
+	h.num_acks = htons(num_acks);
+	memcpy(h.acks, acks, num_acks * sizeof(*acks));
+	__homa_xmit_control(hsk, peer, &h, sizeof(h));
+}
+
+/* Build the DATA skb for [offset, offset + len) of rpc's message. If the
+ * range spans several segments (msgout.seg_size bytes each), the skb is a
+ * GSO skb: the 52-byte prefix of the DATA header once, then for each
+ * segment a struct homa_seg_hdr and its bytes, gso_size covering both.
+ * The message data never changes, so no lock is needed.
+ */
+static struct sk_buff *homa_data_skb(struct homa_rpc *rpc, int offset,
+				     int len, bool retransmit)
+{
+	int seg = rpc->msgout.seg_size;
+	int nsegs = DIV_ROUND_UP(len, seg);
+	struct homa_seg_hdr *sh;
+	struct homa_data_hdr *h;
+	struct sk_buff *skb;
+	int i, pos, n;
+
+	skb = alloc_skb(HOMA_SKB_HEADROOM + HOMA_DATA_PREFIX_LEN +
+			nsegs * sizeof(*sh) + len, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, HOMA_SKB_HEADROOM);
+	h = skb_put_zero(skb, sizeof(*h));
+	homa_fill_common(&h->common, rpc->hsk->port, rpc->dport, rpc->id,
+			 DATA, HOMA_DATA_PREFIX_LEN);
+	h->common.sequence = htonl(offset);
+	h->message_length = htonl(rpc->msgout.length);
+	h->incoming = htonl(rpc->msgout.length);
+	homa_peer_get_ack(rpc->peer, &h->ack);
+	h->retransmit = retransmit ? 1 : 0;
+	h->seg.offset = htonl(offset);
+	for (i = 0, pos = offset; i < nsegs; i++, pos += n) {
+		n = min(seg, offset + len - pos);
+		if (i > 0) {
+			sh = skb_put(skb, sizeof(*sh));
+			sh->offset = htonl(pos);
+		}
+		skb_put_data(skb, rpc->msgout.data + pos, n);
+	}
+	if (nsegs > 1) {
+		skb_shinfo(skb)->gso_size = seg + sizeof(*sh);
+		skb_shinfo(skb)->gso_segs = nsegs;
+		skb_shinfo(skb)->gso_type = homa_sock_is_v6(rpc->hsk) ?
+					    SKB_GSO_TCPV6 : SKB_GSO_TCPV4;
+		/* Homa has no checksum; this also tells GSO not to fix one. */
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+	}
+	return skb;
+}
+
+/* Account for @bytes on the wire; false if the NIC queue is too long
+ * (unless @force, which always accounts).
+ */
+static bool homa_check_nic_queue(struct homa *homa, int bytes, bool force)
+{
+	u64 now = ktime_get_ns();
+	u64 cost = (u64)bytes * 8000 / max(READ_ONCE(homa->link_mbps), 1);
+	u64 idle, new_idle;
+
+	do {
+		idle = atomic64_read(&homa->link_idle_time);
+		if (!force && idle > now + READ_ONCE(homa->max_nic_queue_ns))
+			return false;
+		new_idle = max(idle, now) + cost;
+	} while (atomic64_cmpxchg(&homa->link_idle_time, idle, new_idle) !=
+		 idle);
+	return true;
+}
+
+static void homa_add_to_throttled(struct homa_rpc *rpc)
+{
+	struct homa *homa = rpc->hsk->homa;
+	struct homa_rpc *cand;
+	int left;
+
+	left = rpc->msgout.length - rpc->msgout.next_xmit;
+	spin_lock_bh(&homa->throttle_lock);
+	if (rpc->msgout.throttled) {
+		spin_unlock_bh(&homa->throttle_lock);
+		return;
+	}
+	list_for_each_entry(cand, &homa->throttled_rpcs, throttled_links) {
+		if (READ_ONCE(cand->msgout.length) -
+		    READ_ONCE(cand->msgout.next_xmit) > left) {
+			list_add_tail(&rpc->throttled_links,
+				      &cand->throttled_links);
+			goto added;
+		}
+	}
+	list_add_tail(&rpc->throttled_links, &homa->throttled_rpcs);
+added:
+	rpc->msgout.throttled = true;
+	spin_unlock_bh(&homa->throttle_lock);
+	HOMA_INC(throttled_rpcs_added);
+	wake_up(&homa->pacer_wait);
+}
+
+/**
+ * homa_remove_from_throttled() - take an RPC off the pacer's list.
+ * @rpc: the RPC; the socket lock is held.
+ */
+void homa_remove_from_throttled(struct homa_rpc *rpc)
+{
+	struct homa *homa = rpc->hsk->homa;
+
+	spin_lock_bh(&homa->throttle_lock);
+	if (rpc->msgout.throttled) {
+		list_del_init(&rpc->throttled_links);
+		rpc->msgout.throttled = false;
+	}
+	spin_unlock_bh(&homa->throttle_lock);
+}
+
+/**
+ * homa_xmit_data() - transmit the untransmitted part of an outgoing
+ * message, as far as the NIC queue allows; the rest waits for the pacer.
+ * @rpc:   the RPC; the socket lock is held. It is released around each
+ *         transmission (the RPC is held meanwhile) and held on return.
+ * @force: send at least one packet whatever the NIC queue (the pacer).
+ */
+void homa_xmit_data(struct homa_rpc *rpc, bool force)
+{
+	struct homa_sock *hsk = rpc->hsk;
+	struct homa *homa = hsk->homa;
+	int offset, len, left, wire;
+	struct sk_buff *skb;
+
+	while (rpc->state == RPC_OUTGOING && !rpc->error &&
+	       rpc->msgout.next_xmit < rpc->msgout.length) {
+		offset = rpc->msgout.next_xmit;
+		left = rpc->msgout.length - offset;
+		len = min(left, rpc->msgout.seg_size * rpc->msgout.gso_segs);
+		wire = len + DIV_ROUND_UP(len, rpc->msgout.seg_size) *
+		       (sizeof(struct homa_data_hdr) + hsk->ip_header_length);
+		if (!homa_check_nic_queue(homa, wire,
+					  force ||
+					  left <= homa->throttle_min_bytes)) {
+			homa_add_to_throttled(rpc);
+			break;
+		}
+		force = false;
+		rpc->msgout.next_xmit += len;
+		homa_rpc_hold(rpc);
+		spin_unlock_bh(&hsk->lock);
+		skb = homa_data_skb(rpc, offset, len, false);
+		if (skb) {
+			HOMA_ADD(bytes_sent, len);
+			homa_ip_xmit(hsk, rpc->peer, skb);
+		}
+		spin_lock_bh(&hsk->lock);
+		homa_rpc_put(rpc);
+	}
+}
+
+/**
+ * homa_resend_data() - retransmit the packets that cover [start, end).
+ * @rpc:   the RPC; the socket lock is held.
+ * @start: first byte wanted.
+ * @end:   byte after the last one wanted (at most msgout.next_xmit).
+ */
+void homa_resend_data(struct homa_rpc *rpc, int start, int end)
+{
+	int seg = rpc->msgout.seg_size;
+	struct sk_buff *skb;
+	int offset, len;
+
+	if (!rpc->msgout.data || seg <= 0)
+		return;
+	for (offset = (start / seg) * seg; offset < end; offset += seg) {
+		len = min(seg, rpc->msgout.length - offset);
+		if (len <= 0)
+			break;
+		skb = homa_data_skb(rpc, offset, len, true);
+		if (!skb)
+			break;
+		HOMA_INC(resent_packets);
+		HOMA_ADD(bytes_sent, len);
+		homa_ip_xmit(rpc->hsk, rpc->peer, skb);
+	}
+}
+
+/* The destination of a sendmsg, checked. */
+static int homa_get_dest(struct homa_sock *hsk, struct msghdr *msg,
+			 struct in6_addr *addr, u16 *port)
+{
+	if (!msg->msg_name)
+		return -EINVAL;
+	if (homa_sock_is_v6(hsk)) {
+		DECLARE_SOCKADDR(struct sockaddr_in6 *, sin6, msg->msg_name);
+
+		if (msg->msg_namelen < (int)sizeof(*sin6))
+			return -EINVAL;
+		if (sin6->sin6_family != AF_INET6)
+			return -EAFNOSUPPORT;
+		*addr = sin6->sin6_addr;
+		*port = ntohs(sin6->sin6_port);
+	} else {
+		DECLARE_SOCKADDR(struct sockaddr_in *, sin, msg->msg_name);
+
+		if (msg->msg_namelen < (int)sizeof(*sin))
+			return -EINVAL;
+		if (sin->sin_family != AF_INET)
+			return -EAFNOSUPPORT;
+		*addr = homa_ipv4_to_ipv6(sin->sin_addr.s_addr);
+		*port = ntohs(sin->sin_port);
+	}
+	return 0;
+}
+
+/**
+ * homa_sendmsg() - send a request or a response (struct homa_sendmsg_args
+ * in user memory at msg_control, msg_controllen 0).
+ * @sk:     the socket.
+ * @msg:    the message and its destination.
+ * @length: bytes in the message.
+ *
+ * Return: 0 or a negative errno. Answering an RPC that no longer exists
+ * is not an error.
+ */
+int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t length)
+{
+	struct homa_sendmsg_args __user *uargs;
+	struct homa_sock *hsk = homa_sk(sk);
+	struct homa_sendmsg_args args;
+	struct homa_peer *peer;
+	struct homa_rpc *rpc;
+	struct in6_addr addr;
+	u8 *data = NULL;
+	int seg, err;
+	u16 dport;
+
+	if (!msg->msg_control_is_user || msg->msg_controllen != 0)
+		return -EINVAL;
+	uargs = msg->msg_control_user;
+	if (copy_from_user(&args, uargs, sizeof(args)))
+		return -EFAULT;
+	if (length == 0 || length > HOMA_MAX_MESSAGE_LENGTH)
+		return -EINVAL;
+	err = homa_get_dest(hsk, msg, &addr, &dport);
+	if (err)
+		return err;
+	if (args.id == 0 && dport == 0)
+		return -EINVAL;
+	if (args.id != 0 && homa_is_client(args.id))
+		return -EINVAL;
+	peer = homa_peer_find(hsk->homa, sock_net(sk), &addr);
+	if (!peer)
+		return -ENOMEM;
+	seg = homa_rpc_mtu_seg(hsk, peer);
+	if (seg < 0)
+		return seg;
+	data = kvmalloc(length, GFP_KERNEL);
+	if (!data)
+		return -ENOMEM;
+	if (!copy_from_iter_full(data, length, &msg->msg_iter)) {
+		err = -EFAULT;
+		goto free_data;
+	}
+
+	spin_lock_bh(&hsk->lock);
+	if (hsk->shutdown) {
+		err = -ESHUTDOWN;
+		goto unlock;
+	}
+	if (args.id == 0) {
+		rpc = homa_rpc_new_client(hsk, peer, dport);
+		if (!rpc) {
+			err = -ENOMEM;
+			goto unlock;
+		}
+		rpc->completion_cookie = args.completion_cookie;
+	} else {
+		rpc = homa_find_server_rpc(hsk, &addr, dport, args.id);
+		if (!rpc) {
+			err = 0;
+			goto unlock;
+		}
+		if (rpc->state != RPC_IN_SERVICE) {
+			err = -EINVAL;
+			goto unlock;
+		}
+		rpc->state = RPC_OUTGOING;
+	}
+	rpc->msgout.data = data;
+	rpc->msgout.length = length;
+	rpc->msgout.next_xmit = 0;
+	rpc->msgout.seg_size = seg;
+	rpc->msgout.gso_segs = homa_gso_segs(hsk, seg);
+	data = NULL;
+	if (args.id == 0) {
+		homa_rpc_hold(rpc);
+		spin_unlock_bh(&hsk->lock);
+		err = put_user(rpc->id, &uargs->id);
+		spin_lock_bh(&hsk->lock);
+		homa_rpc_put(rpc);
+		if (err) {
+			homa_rpc_end(rpc);
+			goto unlock;
+		}
+	}
+	homa_xmit_data(rpc, false);
+	err = 0;
+
+unlock:
+	spin_unlock_bh(&hsk->lock);
+	homa_rpc_reap_some(hsk);
+free_data:
+	kvfree(data);
+	return err;
+}
+
+/* Send throttled packets until the list is empty, in SRPT order. */
+static void homa_pacer_xmit(struct homa *homa)
+{
+	struct homa_sock *hsk;
+	struct homa_rpc *rpc;
+	u64 now, idle, limit;
+
+	while (!kthread_should_stop()) {
+		now = ktime_get_ns();
+		idle = atomic64_read(&homa->link_idle_time);
+		limit = READ_ONCE(homa->max_nic_queue_ns);
+		if (idle > now + limit) {
+			u64 wait_us = (idle - now - limit) / 1000;
+
+			if (wait_us > 1000)
+				wait_us = 1000;
+			if (wait_us < 5)
+				cond_resched();
+			else
+				usleep_range(wait_us, wait_us + 5);
+			continue;
+		}
+		spin_lock_bh(&homa->throttle_lock);
+		if (list_empty(&homa->throttled_rpcs)) {
+			spin_unlock_bh(&homa->throttle_lock);
+			break;
+		}
+		rpc = list_first_entry(&homa->throttled_rpcs, struct homa_rpc,
+				       throttled_links);
+		list_del_init(&rpc->throttled_links);
+		rpc->msgout.throttled = false;
+		hsk = rpc->hsk;
+		homa_rpc_hold(rpc);
+		sock_hold(&hsk->inet.sk);
+		spin_unlock_bh(&homa->throttle_lock);
+
+		spin_lock_bh(&hsk->lock);
+		homa_xmit_data(rpc, true);
+		homa_rpc_put(rpc);
+		spin_unlock_bh(&hsk->lock);
+		sock_put(&hsk->inet.sk);
+		cond_resched();
+	}
+}
+
+/* Software segmentation of a Homa GSO skb (the device cannot do it):
+ * skb->data is at the Homa header. Each segment gets a copy of the 52-byte
+ * prefix; its sequence is set to its own seg.offset.
+ */
+static struct sk_buff *homa_gso_segment(struct sk_buff *skb,
+					netdev_features_t features)
+{
+	struct sk_buff *segs, *seg;
+	struct homa_data_hdr *h;
+	__be32 offset, *p;
+
+	if (!pskb_may_pull(skb, sizeof(struct homa_data_hdr)))
+		return ERR_PTR(-EINVAL);
+	h = (struct homa_data_hdr *)skb->data;
+	if (h->common.type != DATA)
+		return ERR_PTR(-EINVAL);
+	__skb_pull(skb, HOMA_DATA_PREFIX_LEN);
+	segs = skb_segment(skb, features);
+	if (IS_ERR_OR_NULL(segs))
+		return segs;
+	for (seg = segs; seg; seg = seg->next) {
+		p = skb_header_pointer(seg, skb_transport_offset(seg) +
+				       HOMA_DATA_PREFIX_LEN, sizeof(offset),
+				       &offset);
+		if (!p)
+			continue;
+		h = (struct homa_data_hdr *)skb_transport_header(seg);
+		h->common.sequence = *p;
+	}
+	return segs;
+}
+
+static const struct net_offload homa_offload = {
+	.callbacks = {
+		.gso_segment	= homa_gso_segment,
+	},
+};
+
+/**
+ * homa_offload_init() - register software GSO for IPv4 and IPv6.
+ *
+ * Return: 0 or a negative errno.
+ */
+int homa_offload_init(void)
+{
+	int err;
+
+	err = inet_add_offload(&homa_offload, IPPROTO_HOMA);
+	if (err)
+		return err;
+	err = inet6_add_offload(&homa_offload, IPPROTO_HOMA);
+	if (err)
+		inet_del_offload(&homa_offload, IPPROTO_HOMA);
+	return err;
+}
+
+/**
+ * homa_offload_exit() - unregister what homa_offload_init() registered.
+ */
+void homa_offload_exit(void)
+{
+	inet6_del_offload(&homa_offload, IPPROTO_HOMA);
+	inet_del_offload(&homa_offload, IPPROTO_HOMA);
+}
+
+/**
+ * homa_pacer_main() - the pacer thread: transmits throttled messages.
+ * @arg: the struct homa.
+ *
+ * Return: 0 when stopped.
+ */
+int homa_pacer_main(void *arg)
+{
+	struct homa *homa = arg;
+
+	while (!kthread_should_stop()) {
+		wait_event_interruptible(homa->pacer_wait,
+					 kthread_should_stop() ||
+					 !list_empty(&homa->throttled_rpcs));
+		homa_pacer_xmit(homa);
+	}
+	return 0;
+}

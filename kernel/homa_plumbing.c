@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: BSD-2-Clause
+
+/* Connects Homa to the rest of Linux: module init and
+ * exit, the socket interface for IPv4 and IPv6, and the handlers that IP
+ * calls for protocol IPPROTO_HOMA.
+ */
+
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <net/inet_common.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/protocol.h>
+#include <net/transp_v6.h>
+
+#include "homa_impl.h"
+#include "homa_peer.h"
+#include "homa_pool.h"
+#include "homa_rpc.h"
+#include "homa_sock.h"
+
+static int homa_bind(struct socket *sock, struct sockaddr *addr, int addr_len);
+static int homa_shutdown(struct socket *sock, int how);
+static __poll_t homa_poll(struct file *file, struct socket *sock,
+			  struct poll_table_struct *wait);
+static int homa_sk_init(struct sock *sk);
+static void homa_sk_destroy(struct sock *sk);
+static void homa_close(struct sock *sk, long timeout);
+static int homa_setsockopt(struct sock *sk, int level, int optname,
+			   sockptr_t optval, unsigned int optlen);
+static int homa_getsockopt(struct sock *sk, int level, int optname,
+			   char __user *optval, int __user *optlen);
+static int homa_ioctl(struct sock *sk, int cmd, int *karg);
+static int homa_socket_ioctl(struct socket *sock, unsigned int cmd,
+			     unsigned long arg);
+/* HOMAIOCABORT: abort one client RPC or all of them. */
+static int homa_ioc_abort(struct homa_sock *hsk, void __user *uarg)
+{
+	struct homa_rpc *rpc, *tmp;
+	struct homa_abort_args args;
+	int err = 0;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args._pad1 || args._pad2[0] || args._pad2[1] || args.error < 0 ||
+	    args.error > MAX_ERRNO)
+		return -EINVAL;
+	spin_lock_bh(&hsk->lock);
+	if (args.id == 0) {
+		list_for_each_entry_safe(rpc, tmp, &hsk->active_rpcs,
+					 active_links) {
+			if (!homa_is_client(rpc->id))
+				continue;
+			if (args.error)
+				homa_rpc_abort(rpc, -args.error);
+			else if (!rpc->handed_off)
+				homa_rpc_end(rpc);
+		}
+	} else {
+		rpc = homa_is_client(args.id) ?
+		      homa_find_client_rpc(hsk, args.id) : NULL;
+		if (!rpc)
+			err = -EINVAL;
+		else if (args.error)
+			homa_rpc_abort(rpc, -args.error);
+		else if (!rpc->handed_off)
+			homa_rpc_end(rpc);
+	}
+	spin_unlock_bh(&hsk->lock);
+	homa_rpc_reap_some(hsk);
+	return err;
+}
+
+static int homa_socket_ioctl(struct socket *sock, unsigned int cmd,
+			     unsigned long arg)
+{
+	struct homa_sock *hsk = homa_sk(sock->sk);
+
+	if (cmd == HOMAIOCABORT)
+		return homa_ioc_abort(hsk, (void __user *)arg);
+	if (homa_sock_is_v6(hsk))
+		return inet6_ioctl(sock, cmd, arg);
+	return inet_ioctl(sock, cmd, arg);
+}
+
+static int homa_hash(struct sock *sk);
+static void homa_unhash(struct sock *sk);
+static int homa_disconnect(struct sock *sk, int flags);
+static int homa_backlog_rcv(struct sock *sk, struct sk_buff *skb);
+
+struct homa homa_global;
+
+static const struct proto_ops homa_proto_ops = {
+	.family		= PF_INET,
+	.owner		= THIS_MODULE,
+	.release	= inet_release,
+	.bind		= homa_bind,
+	.connect	= inet_dgram_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= sock_no_accept,
+	.getname	= inet_getname,
+	.poll		= homa_poll,
+	.ioctl		= homa_socket_ioctl,
+	.listen		= sock_no_listen,
+	.shutdown	= homa_shutdown,
+	.setsockopt	= sock_common_setsockopt,
+	.getsockopt	= sock_common_getsockopt,
+	.sendmsg	= inet_sendmsg,
+	.recvmsg	= inet_recvmsg,
+	.mmap		= sock_no_mmap,
+};
+
+static const struct proto_ops homav6_proto_ops = {
+	.family		= PF_INET6,
+	.owner		= THIS_MODULE,
+	.release	= inet6_release,
+	.bind		= homa_bind,
+	.connect	= inet_dgram_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= sock_no_accept,
+	.getname	= inet6_getname,
+	.poll		= homa_poll,
+	.ioctl		= homa_socket_ioctl,
+	.listen		= sock_no_listen,
+	.shutdown	= homa_shutdown,
+	.setsockopt	= sock_common_setsockopt,
+	.getsockopt	= sock_common_getsockopt,
+	.sendmsg	= inet_sendmsg,
+	.recvmsg	= inet_recvmsg,
+	.mmap		= sock_no_mmap,
+};
+
+static struct proto homa_prot = {
+	.name		= "HOMA",
+	.owner		= THIS_MODULE,
+	.close		= homa_close,
+	.connect	= ip4_datagram_connect,
+	.disconnect	= homa_disconnect,
+	.ioctl		= homa_ioctl,
+	.init		= homa_sk_init,
+	.destroy	= homa_sk_destroy,
+	.setsockopt	= homa_setsockopt,
+	.getsockopt	= homa_getsockopt,
+	.sendmsg	= homa_sendmsg,
+	.recvmsg	= homa_recvmsg,
+	.backlog_rcv	= homa_backlog_rcv,
+	.hash		= homa_hash,
+	.unhash		= homa_unhash,
+	.obj_size	= sizeof(struct homa_sock),
+	.no_autobind	= 1,
+};
+
+static struct proto homav6_prot = {
+	.name		= "HOMAv6",
+	.owner		= THIS_MODULE,
+	.close		= homa_close,
+	.connect	= ip6_datagram_connect,
+	.disconnect	= homa_disconnect,
+	.ioctl		= homa_ioctl,
+	.init		= homa_sk_init,
+	.destroy	= homa_sk_destroy,
+	.setsockopt	= homa_setsockopt,
+	.getsockopt	= homa_getsockopt,
+	.sendmsg	= homa_sendmsg,
+	.recvmsg	= homa_recvmsg,
+	.backlog_rcv	= homa_backlog_rcv,
+	.hash		= homa_hash,
+	.unhash		= homa_unhash,
+	.obj_size	= sizeof(struct homa_v6_sock),
+	.ipv6_pinfo_offset = offsetof(struct homa_v6_sock, inet6),
+	.no_autobind	= 1,
+};
+
+static struct inet_protosw homa_protosw = {
+	.type		= SOCK_DGRAM,
+	.protocol	= IPPROTO_HOMA,
+	.prot		= &homa_prot,
+	.ops		= &homa_proto_ops,
+	.flags		= INET_PROTOSW_REUSE,
+};
+
+static struct inet_protosw homav6_protosw = {
+	.type		= SOCK_DGRAM,
+	.protocol	= IPPROTO_HOMA,
+	.prot		= &homav6_prot,
+	.ops		= &homav6_proto_ops,
+	.flags		= INET_PROTOSW_REUSE,
+};
+
+static const struct net_protocol homa_net_protocol = {
+	.handler	= homa_softirq,
+	.err_handler	= homa_err_handler_v4,
+	.no_policy	= 1,
+};
+
+static const struct inet6_protocol homav6_net_protocol = {
+	.handler	= homa_softirq,
+	.err_handler	= homa_err_handler_v6,
+	.flags		= INET6_PROTO_NOPOLICY | INET6_PROTO_FINAL,
+};
+
+static int homa_bind(struct socket *sock, struct sockaddr *addr, int addr_len)
+{
+	struct homa_sock *hsk = homa_sk(sock->sk);
+	u16 port;
+
+	if (homa_sock_is_v6(hsk)) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)addr;
+
+		if (addr_len < (int)sizeof(*sin6))
+			return -EINVAL;
+		if (sin6->sin6_family != AF_INET6)
+			return -EAFNOSUPPORT;
+		port = ntohs(sin6->sin6_port);
+	} else {
+		struct sockaddr_in *sin = (struct sockaddr_in *)addr;
+
+		if (addr_len < (int)sizeof(*sin))
+			return -EINVAL;
+		if (sin->sin_family != AF_INET)
+			return -EAFNOSUPPORT;
+		port = ntohs(sin->sin_port);
+	}
+	return homa_sock_bind(hsk, port);
+}
+
+static int homa_shutdown(struct socket *sock, int how)
+{
+	homa_sock_shutdown(homa_sk(sock->sk));
+	return 0;
+}
+
+static __poll_t homa_poll(struct file *file, struct socket *sock,
+			  struct poll_table_struct *wait)
+{
+	struct homa_sock *hsk = homa_sk(sock->sk);
+	__poll_t mask = EPOLLOUT | EPOLLWRNORM;
+
+	sock_poll_wait(file, sock, wait);
+	spin_lock_bh(&hsk->lock);
+	if (hsk->shutdown || !list_empty(&hsk->ready_requests) ||
+	    !list_empty(&hsk->ready_responses))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	spin_unlock_bh(&hsk->lock);
+	return mask;
+}
+
+static int homa_sk_init(struct sock *sk)
+{
+	return homa_sock_init(homa_sk(sk), &homa_global);
+}
+
+static void homa_sk_destroy(struct sock *sk)
+{
+	homa_sock_destroy(homa_sk(sk));
+}
+
+static void homa_close(struct sock *sk, long timeout)
+{
+	sk_common_release(sk);
+}
+
+static int homa_disconnect(struct sock *sk, int flags)
+{
+	return -EOPNOTSUPP;
+}
+
+static int homa_ioctl(struct sock *sk, int cmd, int *karg)
+{
+	return -EINVAL;
+}
+
+static int homa_hash(struct sock *sk)
+{
+	return 0;
+}
+
+static void homa_unhash(struct sock *sk)
+{
+}
+
+static int homa_backlog_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	kfree_skb(skb);
+	return 0;
+}
+
+static int homa_setsockopt(struct sock *sk, int level, int optname,
+			   sockptr_t optval, unsigned int optlen)
+{
+	struct homa_sock *hsk = homa_sk(sk);
+	struct homa_rcvbuf_args args;
+	int err;
+
+	if (level != IPPROTO_HOMA || optname != SO_HOMA_RCVBUF)
+		return -ENOPROTOOPT;
+	if (optlen != sizeof(args))
+		return -EINVAL;
+	if (copy_from_sockptr(&args, optval, sizeof(args)))
+		return -EFAULT;
+	if (args.start & ~PAGE_MASK)
+		return -EINVAL;
+	if (args.length < 2 * HOMA_BPAGE_SIZE ||
+	    args.length > (u64)INT_MAX * HOMA_BPAGE_SIZE)
+		return -EINVAL;
+	if (!access_ok(u64_to_user_ptr(args.start), args.length))
+		return -EFAULT;
+
+	spin_lock_bh(&hsk->lock);
+	if (hsk->shutdown)
+		err = -ESHUTDOWN;
+	else
+		err = homa_pool_set_region(&hsk->pool, args.start,
+					   args.length);
+	spin_unlock_bh(&hsk->lock);
+	if (err == 0) {
+		/* Messages may have been waiting for a buffer region. */
+		spin_lock_bh(&hsk->lock);
+		homa_pool_check_waiting(hsk);
+		spin_unlock_bh(&hsk->lock);
+	}
+	return err;
+}
+
+static int homa_getsockopt(struct sock *sk, int level, int optname,
+			   char __user *optval, int __user *optlen)
+{
+	struct homa_sock *hsk = homa_sk(sk);
+	struct homa_rcvbuf_args args;
+	int len;
+
+	if (level != IPPROTO_HOMA || optname != SO_HOMA_RCVBUF)
+		return -ENOPROTOOPT;
+	if (get_user(len, optlen))
+		return -EFAULT;
+	if (len < (int)sizeof(args))
+		return -EINVAL;
+	spin_lock_bh(&hsk->lock);
+	args.start = hsk->pool.region;
+	args.length = hsk->pool.length;
+	spin_unlock_bh(&hsk->lock);
+	len = sizeof(args);
+	if (put_user(len, optlen))
+		return -EFAULT;
+	if (copy_to_user(optval, &args, sizeof(args)))
+		return -EFAULT;
+	return 0;
+}
+
+static int __init homa_load(void)
+{
+	struct homa *homa = &homa_global;
+	int status;
+
+	status = homa_init(homa);
+	if (status)
+		return status;
+	status = proto_register(&homa_prot, 1);
+	if (status)
+		goto err_destroy;
+	status = proto_register(&homav6_prot, 1);
+	if (status)
+		goto err_prot;
+	inet_register_protosw(&homa_protosw);
+	status = inet6_register_protosw(&homav6_protosw);
+	if (status)
+		goto err_protosw;
+	status = inet_add_protocol(&homa_net_protocol, IPPROTO_HOMA);
+	if (status)
+		goto err_protosw6;
+	status = inet6_add_protocol(&homav6_net_protocol, IPPROTO_HOMA);
+	if (status)
+		goto err_proto4;
+	status = homa_offload_init();
+	if (status)
+		goto err_proto6;
+	status = homa_sysctl_init(homa);
+	if (status)
+		goto err_offload;
+	status = homa_metrics_init();
+	if (status)
+		goto err_sysctl;
+
+	homa->timer_kthread = kthread_run(homa_timer_main, homa, "homa_timer");
+	if (IS_ERR(homa->timer_kthread)) {
+		status = PTR_ERR(homa->timer_kthread);
+		homa->timer_kthread = NULL;
+		goto err_metrics;
+	}
+	homa->pacer_kthread = kthread_run(homa_pacer_main, homa, "homa_pacer");
+	if (IS_ERR(homa->pacer_kthread)) {
+		status = PTR_ERR(homa->pacer_kthread);
+		homa->pacer_kthread = NULL;
+		goto err_timer;
+	}
+	return 0;
+
+err_timer:
+	kthread_stop(homa->timer_kthread);
+	homa->timer_kthread = NULL;
+err_metrics:
+	homa_metrics_exit();
+err_sysctl:
+	homa_sysctl_exit(homa);
+err_offload:
+	homa_offload_exit();
+err_proto6:
+	inet6_del_protocol(&homav6_net_protocol, IPPROTO_HOMA);
+err_proto4:
+	inet_del_protocol(&homa_net_protocol, IPPROTO_HOMA);
+err_protosw6:
+	inet6_unregister_protosw(&homav6_protosw);
+err_protosw:
+	inet_unregister_protosw(&homa_protosw);
+	proto_unregister(&homav6_prot);
+err_prot:
+	proto_unregister(&homa_prot);
+err_destroy:
+	homa_destroy(homa);
+	return status;
+}
+
+static void __exit homa_unload(void)
+{
+	struct homa *homa = &homa_global;
+
+	inet6_del_protocol(&homav6_net_protocol, IPPROTO_HOMA);
+	inet_del_protocol(&homa_net_protocol, IPPROTO_HOMA);
+	homa_offload_exit();
+	inet6_unregister_protosw(&homav6_protosw);
+	inet_unregister_protosw(&homa_protosw);
+	if (homa->pacer_kthread)
+		kthread_stop(homa->pacer_kthread);
+	if (homa->timer_kthread)
+		kthread_stop(homa->timer_kthread);
+	homa_metrics_exit();
+	homa_sysctl_exit(homa);
+	proto_unregister(&homav6_prot);
+	proto_unregister(&homa_prot);
+	homa_destroy(homa);
+}
+
+module_init(homa_load);
+module_exit(homa_unload);
+
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_DESCRIPTION("Homa transport protocol");
+MODULE_VERSION("1.0");
+
+/* socket(AF_INET[6], SOCK_DGRAM, IPPROTO_HOMA) loads the module. */
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET, IPPROTO_HOMA, 2 /* SOCK_DGRAM */);
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET6, IPPROTO_HOMA, 2 /* SOCK_DGRAM */);

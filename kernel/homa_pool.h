@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+
+/* The receive buffer pool of a socket (SO_HOMA_RCVBUF).
+ *
+ * The application gives the socket a region of its memory; the region is
+ * cut into bpages of HOMA_BPAGE_SIZE bytes. An incoming message gets whole
+ * bpages for each full HOMA_BPAGE_SIZE of its length and, for the rest,
+ * space in a partly used bpage shared with other small messages. A bpage
+ * is free when no message uses it. The application returns the bpages of
+ * a message through the next recvmsg. All pool state is protected by the
+ * socket's lock.
+ */
+
+#ifndef _HOMA_POOL_H
+#define _HOMA_POOL_H
+
+#include <linux/types.h>
+
+/**
+ * struct homa_pool - the buffer pool of one socket.
+ */
+struct homa_pool {
+	/** @region: user address of the region; 0 when there is none. */
+	unsigned long region;
+
+	/** @length: bytes in the region. */
+	size_t length;
+
+	/** @num_bpages: bpages in the region. */
+	int num_bpages;
+
+	/** @refs: for each bpage, how many messages (and the allocator) use it. */
+	int *refs;
+
+	/** @free_bpages: bpages whose @refs is 0. */
+	int free_bpages;
+
+	/** @partial: bpage being filled with small pieces, or -1. */
+	int partial;
+
+	/** @partial_used: bytes of @partial already handed out. */
+	int partial_used;
+
+	/** @next_scan: where the search for a free bpage starts. */
+	int next_scan;
+};
+
+struct homa_rpc;
+struct homa_sock;
+
+void homa_pool_init(struct homa_pool *pool);
+void homa_pool_destroy(struct homa_pool *pool);
+int homa_pool_set_region(struct homa_pool *pool, unsigned long start,
+			 size_t length);
+int homa_pool_allocate(struct homa_pool *pool, int length, u32 *offsets,
+		       int *num_bpages);
+int homa_pool_release(struct homa_pool *pool, int num, const u32 *offsets);
+void homa_pool_check_waiting(struct homa_sock *hsk);
+
+#endif /* _HOMA_POOL_H */

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: BSD-2-Clause
+
+/* Creating, finding, ending and reclaiming RPCs. */
+
+#include <linux/hash.h>
+#include <linux/slab.h>
+
+#include "homa_impl.h"
+#include "homa_peer.h"
+#include "homa_pool.h"
+#include "homa_rpc.h"
+#include "homa_sock.h"
+
+static inline u32 homa_rpc_hash(u64 id)
+{
+	return hash_64(id, 10) & (HOMA_RPC_BUCKETS - 1);
+}
+
+static struct homa_rpc *homa_rpc_alloc(struct homa_sock *hsk,
+				       struct homa_peer *peer, u16 dport)
+{
+	struct homa_rpc *rpc;
+
+	rpc = kzalloc(sizeof(*rpc), GFP_ATOMIC);
+	if (!rpc)
+		return NULL;
+	rpc->hsk = hsk;
+	rpc->peer = peer;
+	rpc->dport = dport;
+	atomic_set(&rpc->refs, 0);
+	INIT_HLIST_NODE(&rpc->hash_links);
+	INIT_LIST_HEAD(&rpc->active_links);
+	INIT_LIST_HEAD(&rpc->ready_links);
+	INIT_LIST_HEAD(&rpc->throttled_links);
+	INIT_LIST_HEAD(&rpc->buf_links);
+	rpc->msgout.length = -1;
+	rpc->msgin.length = -1;
+	__skb_queue_head_init(&rpc->msgin.packets);
+	INIT_LIST_HEAD(&rpc->msgin.gaps);
+	HOMA_INC(rpcs_created);
+	return rpc;
+}
+
+/**
+ * homa_rpc_new_client() - create a client RPC (state RPC_OUTGOING, no
+ * message yet).
+ * @hsk:   the socket; its lock is held and it is not shut down.
+ * @peer:  the server.
+ * @dport: the server's port.
+ *
+ * Return: the RPC, or NULL if memory ran out.
+ */
+struct homa_rpc *homa_rpc_new_client(struct homa_sock *hsk,
+				     struct homa_peer *peer, u16 dport)
+{
+	struct homa_rpc *rpc = homa_rpc_alloc(hsk, peer, dport);
+
+	if (!rpc)
+		return NULL;
+	rpc->id = atomic64_fetch_add(2, &hsk->homa->next_outgoing_id);
+	rpc->state = RPC_OUTGOING;
+	hlist_add_head(&rpc->hash_links,
+		       &hsk->client_buckets[homa_rpc_hash(rpc->id)]);
+	list_add_tail(&rpc->active_links, &hsk->active_rpcs);
+	HOMA_INC(client_rpcs_live);
+	return rpc;
+}
+
+/**
+ * homa_rpc_new_server() - create a server RPC for a request whose first
+ * DATA packet just arrived (state RPC_INCOMING).
+ * @hsk:    the socket; its lock is held and it is not shut down.
+ * @peer:   the client.
+ * @dport:  the client's port.
+ * @id:     the local (odd) id.
+ * @length: length of the request (already validated).
+ *
+ * Return: the RPC, or NULL if memory ran out.
+ */
+struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
+				     struct homa_peer *peer, u16 dport,
+				     u64 id, int length)
+{
+	struct homa_rpc *rpc = homa_rpc_alloc(hsk, peer, dport);
+
+	if (!rpc)
+		return NULL;
+	rpc->id = id;
+	rpc->state = RPC_INCOMING;
+	rpc->msgin.length = length;
+	rpc->msgin.bytes_remaining = length;
+	hlist_add_head(&rpc->hash_links,
+		       &hsk->server_buckets[homa_rpc_hash(id)]);
+	list_add_tail(&rpc->active_links, &hsk->active_rpcs);
+	HOMA_INC(server_rpcs_live);
+	return rpc;
+}
+
+/**
+ * homa_find_client_rpc() - look up a client RPC.
+ * @hsk: the socket; its lock is held.
+ * @id:  local id.
+ *
+ * Return: the RPC or NULL; dead RPCs are not found.
+ */
+struct homa_rpc *homa_find_client_rpc(struct homa_sock *hsk, u64 id)
+{
+	struct homa_rpc *rpc;
+
+	hlist_for_each_entry(rpc, &hsk->client_buckets[homa_rpc_hash(id)],
+			     hash_links) {
+		if (rpc->id == id)
+			return rpc;
+	}
+	return NULL;
+}
+
+/**
+ * homa_find_server_rpc() - look up a server RPC.
+ * @hsk:  the socket; its lock is held.
+ * @addr: the client's address.
+ * @port: the client's port, or 0 for any port (acks do not carry it).
+ * @id:   local id. Ids are unique per client socket, so two client ports
+ *        of one host may use the same id for different RPCs.
+ *
+ * Return: the RPC or NULL; dead RPCs are not found.
+ */
+struct homa_rpc *homa_find_server_rpc(struct homa_sock *hsk,
+				      const struct in6_addr *addr, u16 port,
+				      u64 id)
+{
+	struct homa_rpc *rpc;
+
+	hlist_for_each_entry(rpc, &hsk->server_buckets[homa_rpc_hash(id)],
+			     hash_links) {
+		if (rpc->id == id && (port == 0 || rpc->dport == port) &&
+		    ipv6_addr_equal(&rpc->peer->addr, addr))
+			return rpc;
+	}
+	return NULL;
+}
+
+/**
+ * homa_rpc_ready() - a message is complete (or a client RPC failed): queue
+ * the RPC for recvmsg and wake waiting threads.
+ * @rpc: the RPC; the socket lock is held.
+ */
+void homa_rpc_ready(struct homa_rpc *rpc)
+{
+	struct homa_sock *hsk = rpc->hsk;
+
+	if (rpc->handed_off || !list_empty(&rpc->ready_links) ||
+	    rpc->state == RPC_DEAD)
+		return;
+	if (homa_is_client(rpc->id))
+		list_add_tail(&rpc->ready_links, &hsk->ready_responses);
+	else
+		list_add_tail(&rpc->ready_links, &hsk->ready_requests);
+	hsk->inet.sk.sk_data_ready(&hsk->inet.sk);
+}
+
+/**
+ * homa_rpc_end() - end an RPC: it leaves every list and table and waits
+ * on hsk->dead_rpcs for homa_rpc_reap(). Safe to call twice.
+ * @rpc: the RPC; the socket lock is held.
+ */
+void homa_rpc_end(struct homa_rpc *rpc)
+{
+	struct homa_sock *hsk = rpc->hsk;
+
+	if (rpc->state == RPC_DEAD)
+		return;
+	if (homa_is_client(rpc->id))
+		HOMA_ADD(client_rpcs_live, -1);
+	else
+		HOMA_ADD(server_rpcs_live, -1);
+	rpc->state = RPC_DEAD;
+	hlist_del_init(&rpc->hash_links);
+	list_del_init(&rpc->ready_links);
+	if (rpc->msgin.waiting_for_bufs) {
+		list_del_init(&rpc->buf_links);
+		rpc->msgin.waiting_for_bufs = false;
+	}
+	homa_remove_from_throttled(rpc);
+	list_move_tail(&rpc->active_links, &hsk->dead_rpcs);
+	hsk->dead_count++;
+}
+
+/**
+ * homa_rpc_abort() - a client RPC failed: recvmsg reports @error with its
+ * id. Server RPCs are simply ended.
+ * @rpc:   the RPC; the socket lock is held.
+ * @error: negative errno.
+ */
+void homa_rpc_abort(struct homa_rpc *rpc, int error)
+{
+	if (rpc->state == RPC_DEAD)
+		return;
+	if (!homa_is_client(rpc->id)) {
+		homa_rpc_end(rpc);
+		return;
+	}
+	if (rpc->error)
+		return;
+	rpc->error = error;
+	homa_remove_from_throttled(rpc);
+	homa_rpc_ready(rpc);
+}
+
+static void homa_rpc_free_mem(struct homa_rpc *rpc)
+{
+	struct homa_gap *gap, *tmp;
+
+	__skb_queue_purge(&rpc->msgin.packets);
+	list_for_each_entry_safe(gap, tmp, &rpc->msgin.gaps, links) {
+		list_del(&gap->links);
+		kfree(gap);
+	}
+	kvfree(rpc->msgout.data);
+	kfree(rpc);
+	HOMA_INC(rpcs_freed);
+}
+
+/**
+ * homa_rpc_reap() - free the memory of dead RPCs that nobody references.
+ * @hsk:   the socket; its lock is NOT held (freeing may sleep).
+ * @limit: most RPCs to free.
+ *
+ * Return: the number of RPCs freed.
+ */
+int homa_rpc_reap(struct homa_sock *hsk, int limit)
+{
+	struct homa_rpc *rpc, *tmp;
+	LIST_HEAD(victims);
+	int n = 0;
+
+	spin_lock_bh(&hsk->lock);
+	list_for_each_entry_safe(rpc, tmp, &hsk->dead_rpcs, active_links) {
+		if (n >= limit)
+			break;
+		if (atomic_read(&rpc->refs) != 0)
+			continue;
+		if (rpc->msgin.num_bpages > 0) {
+			homa_pool_release(&hsk->pool, rpc->msgin.num_bpages,
+					  rpc->msgin.bpage_offsets);
+			rpc->msgin.num_bpages = 0;
+		}
+		list_move_tail(&rpc->active_links, &victims);
+		hsk->dead_count--;
+		n++;
+	}
+	spin_unlock_bh(&hsk->lock);
+
+	list_for_each_entry_safe(rpc, tmp, &victims, active_links) {
+		list_del(&rpc->active_links);
+		homa_rpc_free_mem(rpc);
+	}
+	return n;
+}
+
+/**
+ * homa_rpc_reap_some() - reclaim dead RPCs from a system call: a few at a
+ * time normally, all of them once more than dead_buffs_limit wait.
+ * @hsk: the socket; its lock is NOT held.
+ */
+void homa_rpc_reap_some(struct homa_sock *hsk)
+{
+	int dead = READ_ONCE(hsk->dead_count);
+
+	if (dead == 0)
+		return;
+	homa_rpc_reap(hsk, dead > READ_ONCE(hsk->homa->dead_buffs_limit) ?
+			   INT_MAX : READ_ONCE(hsk->homa->reap_limit));
+}

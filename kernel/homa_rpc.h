@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+
+/* Remote procedure calls: a request and its response. */
+
+#ifndef _HOMA_RPC_H
+#define _HOMA_RPC_H
+
+#include "homa_impl.h"
+#include "homa_peer.h"
+
+/**
+ * enum homa_rpc_state - where an RPC is in its life.
+ * @RPC_OUTGOING:   the local end is sending its message (client: the
+ *                  request; server: the response).
+ * @RPC_INCOMING:   the local end is receiving (client: the response;
+ *                  server: the request).
+ * @RPC_IN_SERVICE: server only: the request went to the application,
+ *                  which has not sent the response yet.
+ * @RPC_DEAD:       ended; waits for homa_rpc_reap() to free it.
+ */
+enum homa_rpc_state {
+	RPC_OUTGOING	= 5,
+	RPC_INCOMING	= 6,
+	RPC_IN_SERVICE	= 8,
+	RPC_DEAD	= 9,
+};
+
+/**
+ * struct homa_gap - a range of a message that has not arrived yet, below
+ * the highest byte that has.
+ */
+struct homa_gap {
+	/** @start: first missing byte. */
+	int start;
+
+	/** @end: byte after the last missing one. */
+	int end;
+
+	/** @links: in &homa_message_in.gaps, in increasing order. */
+	struct list_head links;
+};
+
+/**
+ * struct homa_message_out - a message being sent.
+ */
+struct homa_message_out {
+	/** @length: bytes in the message; -1 while there is none. */
+	int length;
+
+	/**
+	 * @data: the whole message (kvmalloc). It never changes once the
+	 * message exists, so packets are built from it without the lock.
+	 */
+	u8 *data;
+
+	/** @next_xmit: offset of the first byte never transmitted. */
+	int next_xmit;
+
+	/** @seg_size: message bytes per DATA packet. */
+	int seg_size;
+
+	/** @gso_segs: most packets (segments) per transmitted skb. */
+	int gso_segs;
+
+	/** @throttled: true while the RPC is on homa->throttled_rpcs. */
+	bool throttled;
+};
+
+/**
+ * struct homa_message_in - a message being received.
+ */
+struct homa_message_in {
+	/** @length: bytes in the message; -1 until the first DATA. */
+	int length;
+
+	/** @packets: received DATA skbs, in arrival order. */
+	struct sk_buff_head packets;
+
+	/** @recv_end: one past the highest byte received so far. */
+	int recv_end;
+
+	/** @gaps: missing ranges below @recv_end (struct homa_gap). */
+	struct list_head gaps;
+
+	/** @bytes_remaining: bytes not received yet. */
+	int bytes_remaining;
+
+	/** @num_bpages: entries of @bpage_offsets in use; 0: none yet. */
+	int num_bpages;
+
+	/** @bpage_offsets: where the message goes in the buffer region. */
+	u32 bpage_offsets[HOMA_MAX_BPAGES];
+
+	/** @waiting_for_bufs: true while on hsk->waiting_for_bufs. */
+	bool waiting_for_bufs;
+};
+
+/**
+ * struct homa_rpc - one RPC, on the client or the server side.
+ */
+struct homa_rpc {
+	/** @hsk: the socket that owns the RPC. */
+	struct homa_sock *hsk;
+
+	/** @state: see &enum homa_rpc_state. */
+	enum homa_rpc_state state;
+
+	/** @id: the local id (even for clients, odd for servers). */
+	u64 id;
+
+	/** @completion_cookie: client only: from the request's sendmsg. */
+	u64 completion_cookie;
+
+	/** @peer: the other end. */
+	struct homa_peer *peer;
+
+	/** @dport: the other end's port. */
+	u16 dport;
+
+	/** @error: client only: non-zero (negative errno) if aborted. */
+	int error;
+
+	/** @refs: references that keep the memory from being reclaimed. */
+	atomic_t refs;
+
+	/** @hash_links: in the socket's client or server hash table. */
+	struct hlist_node hash_links;
+
+	/** @active_links: in hsk->active_rpcs, or hsk->dead_rpcs once dead. */
+	struct list_head active_links;
+
+	/** @ready_links: in hsk->ready_requests or ready_responses. */
+	struct list_head ready_links;
+
+	/** @throttled_links: in homa->throttled_rpcs. */
+	struct list_head throttled_links;
+
+	/** @buf_links: in hsk->waiting_for_bufs. */
+	struct list_head buf_links;
+
+	/** @handed_off: a recvmsg call has taken the RPC. */
+	bool handed_off;
+
+	/** @msgout: the message this end sends. */
+	struct homa_message_out msgout;
+
+	/** @msgin: the message this end receives. */
+	struct homa_message_in msgin;
+
+	/** @silent_ticks: ticks since the peer last showed it is alive. */
+	int silent_ticks;
+
+	/** @done_timer_ticks: server: tick at which the response was sent. */
+	u32 done_timer_ticks;
+};
+
+struct homa_rpc *homa_rpc_new_client(struct homa_sock *hsk,
+				     struct homa_peer *peer, u16 dport);
+struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
+				     struct homa_peer *peer, u16 dport,
+				     u64 id, int length);
+struct homa_rpc *homa_find_client_rpc(struct homa_sock *hsk, u64 id);
+struct homa_rpc *homa_find_server_rpc(struct homa_sock *hsk,
+				      const struct in6_addr *addr, u16 port,
+				      u64 id);
+void homa_rpc_end(struct homa_rpc *rpc);
+void homa_rpc_abort(struct homa_rpc *rpc, int error);
+int homa_rpc_reap(struct homa_sock *hsk, int limit);
+void homa_rpc_reap_some(struct homa_sock *hsk);
+void homa_rpc_ready(struct homa_rpc *rpc);
+
+/**
+ * homa_rpc_hold() - keep @rpc's memory from being reclaimed.
+ * @rpc: the RPC; the socket lock must be held.
+ */
+static inline void homa_rpc_hold(struct homa_rpc *rpc)
+{
+	atomic_inc(&rpc->refs);
+}
+
+/**
+ * homa_rpc_put() - drop a reference taken by homa_rpc_hold().
+ * @rpc: the RPC.
+ */
+static inline void homa_rpc_put(struct homa_rpc *rpc)
+{
+	atomic_dec(&rpc->refs);
+}
+
+#endif /* _HOMA_RPC_H */

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+
+/* Homa sockets and the table that finds them by port. */
+
+#ifndef _HOMA_SOCK_H
+#define _HOMA_SOCK_H
+
+#include "homa_impl.h"
+#include "homa_pool.h"
+
+#define HOMA_RPC_BUCKETS	1024
+
+/**
+ * struct homa_sock - a Homa socket. IPv6 sockets are a struct homa_v6_sock.
+ */
+struct homa_sock {
+	/** @inet: generic socket state; must be first. */
+	struct inet_sock inet;
+
+	/** @lock: see the locking comment in homa_impl.h. */
+	spinlock_t lock;
+
+	/** @homa: the protocol state. */
+	struct homa *homa;
+
+	/** @port: the socket's port (bound or automatic). */
+	u16 port;
+
+	/** @in_table: the socket is in the port table. */
+	bool in_table;
+
+	/** @shutdown: no more RPCs; blocked calls return ESHUTDOWN. */
+	bool shutdown;
+
+	/** @destroyed: homa_sock_destroy() has run. */
+	bool destroyed;
+
+	/** @ip_header_length: bytes of IP header on this socket's packets. */
+	int ip_header_length;
+
+	/** @port_links: in homa->port_buckets. */
+	struct hlist_node port_links;
+
+	/** @active_rpcs: every RPC that is not dead. */
+	struct list_head active_rpcs;
+
+	/** @dead_rpcs: ended RPCs waiting for homa_rpc_reap(). */
+	struct list_head dead_rpcs;
+
+	/** @dead_count: entries in @dead_rpcs. */
+	int dead_count;
+
+	/** @ready_requests: server RPCs with a complete request. */
+	struct list_head ready_requests;
+
+	/** @ready_responses: client RPCs with a response or an error. */
+	struct list_head ready_responses;
+
+	/** @waiting_for_bufs: incoming messages waiting for pool space. */
+	struct list_head waiting_for_bufs;
+
+	/** @client_buckets: client RPCs by id. */
+	struct hlist_head client_buckets[HOMA_RPC_BUCKETS];
+
+	/** @server_buckets: server RPCs by id. */
+	struct hlist_head server_buckets[HOMA_RPC_BUCKETS];
+
+	/** @pool: the receive buffer pool. */
+	struct homa_pool pool;
+};
+
+/**
+ * struct homa_v6_sock - an IPv6 Homa socket.
+ */
+struct homa_v6_sock {
+	/** @homa: the Homa part; must be first. */
+	struct homa_sock homa;
+
+	/** @inet6: IPv6 socket state. */
+	struct ipv6_pinfo inet6;
+};
+
+static inline struct homa_sock *homa_sk(const struct sock *sk)
+{
+	return (struct homa_sock *)sk;
+}
+
+static inline bool homa_sock_is_v6(const struct homa_sock *hsk)
+{
+	return hsk->inet.sk.sk_family == AF_INET6;
+}
+
+int homa_sock_init(struct homa_sock *hsk, struct homa *homa);
+void homa_sock_shutdown(struct homa_sock *hsk);
+void homa_sock_destroy(struct homa_sock *hsk);
+int homa_sock_bind(struct homa_sock *hsk, u16 port);
+struct homa_sock *homa_sock_find(struct homa *homa, struct net *net, u16 port);
+int homa_sock_collect(struct homa *homa, struct homa_sock ***out);
+
+#endif /* _HOMA_SOCK_H */

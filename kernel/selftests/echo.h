@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * echo.h - the echo service used by homa_echo_server and by the tests
+ * that run their servers as threads: every request is sent back as its
+ * response, byte for byte, straight out of the bpages it arrived in.
+ */
+#ifndef HOMA_SELFTEST_ECHO_H
+#define HOMA_SELFTEST_ECHO_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "homa_msg.h"
+#include "homa_sock.h"
+
+/*
+ * Receives one request on @ep and echoes it. Returns the request length,
+ * or -errno of the failing recvmsg or sendmsg.
+ */
+ssize_t echo_once(struct homa_ep *ep, struct homa_rx *rx);
+
+/* True for errors after which a receive loop cannot go on. */
+int echo_error_is_final(int err);
+
+/* An echo server running in a thread of the test program. */
+struct echo_thread {
+	struct homa_ep ep;
+	pthread_t thread;
+	long served;		/* requests echoed */
+	long errors;		/* failed receives/sends other than the last */
+	int last_err;		/* the error that ended the loop (positive) */
+};
+
+/*
+ * Opens the socket (@port 0 = automatic) with @bpages bpages and starts
+ * the thread. Returns 0 or -errno.
+ */
+int echo_thread_start(struct echo_thread *t, int family, uint16_t port,
+		      unsigned int bpages);
+
+/* Shuts the socket down (which ends the loop), joins, closes. */
+void echo_thread_stop(struct echo_thread *t);
+
+#endif /* HOMA_SELFTEST_ECHO_H */

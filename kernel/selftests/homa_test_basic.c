@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * homa_test_basic - what a Homa module that only has socket, bind and
+ * close must already do: it is loaded, sockets open for both families,
+ * ports (bound and automatic) behave, wrong input gets the right errno.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/homa.h>
+
+#include "expect.h"
+#include "homa_addr.h"
+#include "homa_sock.h"
+#include "ktap.h"
+
+#define PORT_A 1101	/* bound on IPv4 first */
+#define PORT_B 1102	/* bound on IPv6 first */
+
+static bool path_exists(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0;
+}
+
+static void test_loaded(struct ktap *k)
+{
+	/* Before any socket(): opening one could load the module. */
+	bool metrics = path_exists("/proc/net/homa_metrics");
+	bool sysctl = path_exists("/proc/sys/net/homa");
+
+	ktap_diag(k, "/proc/net/homa_metrics %s, /proc/sys/net/homa %s",
+		  metrics ? "present" : "absent",
+		  sysctl ? "present" : "absent");
+	ktap_result(k, metrics || sysctl, "module_loaded");
+}
+
+static void test_auto_ports(struct ktap *k, int fd4, int fd6)
+{
+	int p4 = homa_local_port(fd4), p6 = homa_local_port(fd6), p4b = -1;
+	int fd = homa_socket(AF_INET);
+
+	if (fd >= 0) {
+		p4b = homa_local_port(fd);
+		close(fd);
+	}
+	ktap_diag(k, "automatic ports: %d %d %d", p4, p6, p4b);
+	ktap_result(k, p4 >= HOMA_MIN_DEFAULT_PORT && p4 <= 0xffff,
+		    "auto_port_ipv4_at_least_0x8000");
+	ktap_result(k, p6 >= HOMA_MIN_DEFAULT_PORT && p6 <= 0xffff,
+		    "auto_port_ipv6_at_least_0x8000");
+	ktap_result(k, p4 > 0 && p6 > 0 && p4b > 0 && p4 != p6 && p4 != p4b &&
+		    p6 != p4b, "auto_ports_distinct");
+}
+
+static int bind_family(int fd, int family, uint16_t port, socklen_t len)
+{
+	union homa_addr a;
+
+	homa_addr_any(&a, family, port);
+	if (len == 0)
+		len = homa_addr_len(&a);
+	return bind(fd, &a.sa, len) < 0 ? -errno : 0;
+}
+
+static void test_bind(struct ktap *k)
+{
+	int a4 = homa_socket(AF_INET), b4 = homa_socket(AF_INET);
+	int a6 = homa_socket(AF_INET6), b6 = homa_socket(AF_INET6);
+	int c4, err;
+
+	err = homa_bind_port(a4, AF_INET, PORT_A);
+	expect_errno(k, err, 0, "bind_ipv4");
+	ktap_result(k, homa_local_port(a4) == PORT_A,
+		    "getsockname_reports_bound_port");
+	expect_errno(k, homa_bind_port(b4, AF_INET, PORT_A), EADDRINUSE,
+		     "bind_conflict_ipv4_ipv4_eaddrinuse");
+	expect_errno(k, homa_bind_port(a6, AF_INET6, PORT_A), EADDRINUSE,
+		     "bind_conflict_ipv4_ipv6_eaddrinuse");
+	expect_errno(k, homa_bind_port(a6, AF_INET6, PORT_B), 0, "bind_ipv6");
+	expect_errno(k, homa_bind_port(b6, AF_INET6, PORT_B), EADDRINUSE,
+		     "bind_conflict_ipv6_ipv6_eaddrinuse");
+	expect_errno(k, homa_bind_port(b4, AF_INET, PORT_B), EADDRINUSE,
+		     "bind_conflict_ipv6_ipv4_eaddrinuse");
+	expect_errno(k, homa_bind_port(b4, AF_INET, HOMA_MIN_DEFAULT_PORT),
+		     EINVAL, "bind_port_0x8000_einval");
+	/* Long enough for either family: only the family is wrong. */
+	expect_errno(k, bind_family(b4, AF_INET6, PORT_B + 1,
+				    sizeof(union homa_addr)), EAFNOSUPPORT,
+		     "bind_ipv6_address_on_ipv4_socket_eafnosupport");
+	expect_errno(k, bind_family(b6, AF_INET, PORT_B + 1,
+				    sizeof(union homa_addr)), EAFNOSUPPORT,
+		     "bind_ipv4_address_on_ipv6_socket_eafnosupport");
+	expect_errno(k, bind_family(b6, AF_INET6, PORT_B + 1,
+				    sizeof(struct sockaddr_in)), EINVAL,
+		     "bind_short_ipv6_address_einval");
+
+	/* Closing a bound socket frees its port. */
+	err = close(a4) < 0 ? -errno : 0;
+	expect_errno(k, err, 0, "close_bound_socket");
+	c4 = homa_socket(AF_INET);
+	expect_errno(k, c4 < 0 ? c4 : homa_bind_port(c4, AF_INET, PORT_A), 0,
+		     "port_free_after_close");
+	if (c4 >= 0)
+		close(c4);
+	close(b4);
+	close(a6);
+	close(b6);
+}
+
+static void test_sockopts(struct ktap *k, int fd)
+{
+	struct homa_rcvbuf_args args;
+	socklen_t len = sizeof(args);
+	int v = 1, err;
+
+	err = setsockopt(fd, IPPROTO_UDP, SO_HOMA_RCVBUF, &args,
+			 sizeof(args)) < 0 ? -errno : 0;
+	expect_errno(k, err, ENOPROTOOPT, "setsockopt_wrong_level_enoprotoopt");
+	err = setsockopt(fd, IPPROTO_HOMA, 99, &v, sizeof(v)) < 0 ? -errno : 0;
+	expect_errno(k, err, ENOPROTOOPT,
+		     "setsockopt_unknown_option_enoprotoopt");
+	err = getsockopt(fd, IPPROTO_UDP, SO_HOMA_RCVBUF, &args, &len) < 0
+		? -errno : 0;
+	expect_errno(k, err, ENOPROTOOPT, "getsockopt_wrong_level_enoprotoopt");
+	len = sizeof(args);
+	err = getsockopt(fd, IPPROTO_HOMA, 99, &args, &len) < 0 ? -errno : 0;
+	expect_errno(k, err, ENOPROTOOPT,
+		     "getsockopt_unknown_option_enoprotoopt");
+}
+
+int main(void)
+{
+	struct ktap k;
+	int fd4, fd6;
+
+	ktap_start(&k, 25);
+	test_loaded(&k);
+	fd4 = homa_socket(AF_INET);
+	expect_errno(&k, fd4, 0, "socket_ipv4");
+	fd6 = homa_socket(AF_INET6);
+	expect_errno(&k, fd6, 0, "socket_ipv6");
+	test_auto_ports(&k, fd4, fd6);
+	test_bind(&k);
+	test_sockopts(&k, fd4 >= 0 ? fd4 : fd6);
+	expect_errno(&k, close(fd4) < 0 ? -errno : 0, 0, "close_ipv4");
+	expect_errno(&k, close(fd6) < 0 ? -errno : 0, 0, "close_ipv6");
+	return ktap_finish(&k);
+}

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* send.c - print, write or inject frames, and capture the answers. */
+#include "send.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "hp_parse.h"
+#include "hp_pcap.h"
+#include "hp_util.h"
+
+/* Timestamps of written pcaps: fixed, so crafted pcaps are reproducible. */
+#define PCAP_TS_BASE_US	1734307200000000ull	/* 2024-12-16 00:00 UTC */
+#define PCAP_TS_STEP_US	1000ull
+
+uint64_t cli_total(const struct cli_opts *o, size_t n)
+{
+	return o->count_set ? o->count : (uint64_t)n * o->loop;
+}
+
+void cli_print(const struct cli_opts *o, const struct hp_list *l)
+{
+	char line[512];
+	uint64_t total = cli_total(o, l->n);
+
+	for (uint64_t i = 0; i < total; i++) {
+		hp_frame_describe(l->v[i % l->n], line, sizeof(line));
+		printf("%llu %s (%zu bytes)\n", (unsigned long long)i + 1, line,
+		       l->v[i % l->n]->len);
+	}
+}
+
+int cli_write(const struct cli_opts *o, const struct hp_list *l)
+{
+	struct hp_pcap_writer w;
+	char err[512];
+	uint64_t total = cli_total(o, l->n);
+
+	if (hp_pcap_write_open(&w, o->wfile, err, sizeof(err))) {
+		fprintf(stderr, "homa-pktgen: %s\n", err);
+		return 1;
+	}
+	for (uint64_t i = 0; i < total; i++)
+		hp_pcap_write(&w, l->v[i % l->n],
+			      PCAP_TS_BASE_US + i * PCAP_TS_STEP_US);
+	hp_pcap_write_close(&w);
+	if (!o->quiet)
+		fprintf(stderr, "homa-pktgen: wrote %llu frames to %s\n",
+			(unsigned long long)total, o->wfile);
+	return 0;
+}
+
+/* Capture until the timeout or -C frames; print each one. */
+static int capture(const struct cli_opts *o, struct hp_live *lv)
+{
+	struct hp_pcap_writer w = { 0 };
+	struct hp_frame *f = malloc(sizeof(*f));
+	uint64_t deadline = hp_now_ns() + o->timeout_ms * 1000000ull, got = 0;
+	char line[512], err[512];
+	int r;
+
+	if (!f)
+		return 1;
+	if (o->capfile && hp_pcap_write_open(&w, o->capfile, err, sizeof(err))) {
+		fprintf(stderr, "homa-pktgen: %s\n", err);
+		free(f);
+		return 1;
+	}
+	while ((!o->capture_count_set || got < o->capture_count) &&
+	       (r = hp_live_recv(lv, f, deadline)) == 1) {
+		got++;
+		hp_frame_describe(f, line, sizeof(line));
+		printf("< %s (%zu bytes)\n", line, f->len);
+		if (o->capfile)
+			hp_pcap_write(&w, f, (uint64_t)time(NULL) * 1000000ull);
+	}
+	fflush(stdout);
+	hp_pcap_write_close(&w);
+	free(f);
+	if (!o->quiet)
+		fprintf(stderr, "homa-pktgen: captured %llu frames\n",
+			(unsigned long long)got);
+	if (o->capture_count_set && got < o->capture_count) {
+		fprintf(stderr, "homa-pktgen: captured %llu of %llu frames "
+			"before the timeout\n", (unsigned long long)got,
+			(unsigned long long)o->capture_count);
+		return 1;
+	}
+	return 0;
+}
+
+int cli_inject(const struct cli_opts *o, const struct hp_list *l)
+{
+	struct hp_live lv;
+	char err[512], line[512];
+	uint64_t total = cli_total(o, l->n), start, end;
+	int ret = 0;
+
+	if (hp_live_open(&lv, o->iface, o->filter, err, sizeof(err))) {
+		fprintf(stderr, "homa-pktgen: %s\n", err);
+		return 1;
+	}
+	start = hp_now_ns();
+	for (uint64_t i = 0; i < total; i++) {
+		const struct hp_frame *f = l->v[i % l->n];
+
+		if (o->pps)
+			hp_sleep_until_ns(start + i * 1000000000ull / o->pps);
+		if (hp_live_send(&lv, f, err, sizeof(err))) {
+			fprintf(stderr, "homa-pktgen: frame %llu: %s\n",
+				(unsigned long long)i + 1, err);
+			hp_live_close(&lv);
+			return 1;
+		}
+		if (o->verbose) {
+			hp_frame_describe(f, line, sizeof(line));
+			printf("> %s\n", line);
+		}
+	}
+	end = hp_now_ns();
+	if (!o->quiet) {
+		double s = (double)(end - start) / 1e9;
+
+		fprintf(stderr, "homa-pktgen: sent %llu frames in %.6f s: "
+			"%.0f pps\n", (unsigned long long)total, s,
+			s > 0 ? (double)total / s : 0.0);
+	}
+	if (o->capture)
+		ret = capture(o, &lv);
+	hp_live_close(&lv);
+	return ret;
+}

@@ -1,0 +1,83 @@
+#!/bin/sh
+# test_runner.sh HOMA_SCENARIO PKTGEN_DIR - the scenario runner without a
+# guest: bad files and flags give one error line; --write-pcaps writes the
+# packets each scenario describes, in order, readable by tcpdump.
+set -u
+RUN=$1
+DIR=$2
+PKTGEN=$(dirname "$RUN")/homa-pktgen
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); fail=1; echo "not ok $n - $*"; }
+
+# badfile 'CONTENT' WHAT: the runner refuses it with one FILE:LINE line.
+badfile() {
+	printf '%s\n' "$1" >"$T/bad.scn"
+	env -u HOMALAB_TAP0 "$RUN" --check "$T/bad.scn" >/dev/null 2>"$T/err"
+	rc=$?
+	if [ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] &&
+	   grep -q "bad.scn:[0-9]*: " "$T/err"; then
+		ok "$2: $(cat "$T/err")"
+	else
+		notok "$2: status $rc: $(cat "$T/err")"
+	fi
+}
+badflag() {
+	env -u HOMALAB_TAP0 "$RUN" "$@" >/dev/null 2>"$T/err"
+	rc=$?
+	if [ "$rc" != 0 ] && [ "$(wc -l <"$T/err")" = 1 ]; then
+		ok "flags $*: $(cat "$T/err")"
+	else
+		notok "flags $*: status $rc: $(cat "$T/err")"
+	fi
+}
+
+echo "TAP version 13"
+badfile 'frobnicate 1' "unknown command"
+badfile 'send nosuchkey=1' "unknown send key"
+badfile 'send sport' "token without ="
+badfile 'expect type=DATA wthin=3s' "misspelt expect key"
+badfile 'metric drop_short =< 1' "bad metric operator"
+badfile 'metric delta drop_short' "metric without value"
+badfile 'guest status=0' "guest without command"
+badfile 'send msg-data="abc' "unterminated quote"
+badfile 'family 5' "bad family"
+badfile 'for N 5 1 send truncate=$N' "loop bounds reversed"
+badfile 'sleep soon' "bad duration"
+badfile 'mark now' "mark with an argument"
+badflag --port4 0 "$DIR/scenarios"
+badflag --bogus "$DIR/scenarios"
+badflag
+badflag "$T/none.scn"
+badflag "$DIR/scenarios/rpc_basic.scn"
+
+if "$RUN" --write-pcaps "$T" "$DIR/scenarios" "$DIR/fuzz" >/dev/null; then
+	ok "--write-pcaps ran"
+else
+	notok "--write-pcaps failed"
+fi
+count() { tcpdump -nn -r "$1" 2>/dev/null | grep -c 'ip-proto-146'; }
+c=$(count "$T/reorder_dup-v4.pcap")
+[ "$c" = 7 ] && ok "reorder_dup-v4: 6 segments + ACK" || notok "reorder_dup-v4: $c frames"
+c=$(count "$T/malformed_truncated-v6.pcap")
+[ "$c" = 259 ] && ok "malformed_truncated-v6: 256 cut + 2-segment RPC + ACK" ||
+	notok "malformed_truncated-v6: $c frames"
+c=$(count "$T/fuzz_100k-v4.pcap")
+[ "$c" = 520 ] && ok "fuzz sample: 500 + RPCs of 3+1 and 15+1 frames" || notok "fuzz_100k-v4: $c frames"
+[ ! -e "$T/fuzz_100k-v6.pcap" ] && ok "family 4 only: no v6 pcap" ||
+	notok "fuzz_100k has a v6 pcap"
+offs=$("$PKTGEN" -r "$T/reorder_dup-v4.pcap" | sed -n 's/.* offset \([0-9]*\) .*/\1/p' | tr '\n' ' ')
+[ "$offs" = "3000 1000 1000 0 2000 0 " ] && ok "segments in the scenario's order" ||
+	notok "segment order: $offs"
+mkdir -p "$T/again"
+if "$RUN" --write-pcaps "$T/again" "$DIR/scenarios" "$DIR/fuzz" >/dev/null &&
+   cmp -s "$T/fuzz_short-v4.pcap" "$T/again/fuzz_short-v4.pcap"; then
+	ok "pcaps reproduce byte for byte (fixed seed and timestamps)"
+else
+	notok "pcaps differ between runs"
+fi
+echo "1..$n"
+exit $fail

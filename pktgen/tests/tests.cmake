@@ -1,0 +1,63 @@
+# Unit tests of libhomapkt and homa-pktgen (label quick), and the lab tests.
+foreach(t test_frame test_msg)
+  add_executable(${t} tests/${t}.c)
+  target_link_libraries(${t} PRIVATE homapkt)
+  target_include_directories(${t} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests)
+  add_test(NAME pktgen_${t} COMMAND ${t})
+  set_tests_properties(pktgen_${t} PROPERTIES LABELS quick)
+endforeach()
+
+add_test(NAME pktgen_cli_flags
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_cli.sh
+          $<TARGET_FILE:homa-pktgen>)
+set_tests_properties(pktgen_cli_flags PROPERTIES LABELS quick)
+
+# Every scenario file parses; their crafted packets decode with tcpdump.
+add_test(NAME pktgen_scenarios_parse
+  COMMAND homa-scenario --check ${CMAKE_CURRENT_SOURCE_DIR}/scenarios ${CMAKE_CURRENT_SOURCE_DIR}/pcapgen
+          ${CMAKE_CURRENT_SOURCE_DIR}/fuzz)
+add_test(NAME pktgen_scenario_runner
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_runner.sh
+          $<TARGET_FILE:homa-scenario> ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(pktgen_scenarios_parse pktgen_scenario_runner
+  PROPERTIES LABELS quick)
+
+# Writes pcaps/crafted/ (not a test: `cmake --build . -t pktgen_pcaps`).
+add_custom_target(pktgen_pcaps
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/make-pcaps $<TARGET_FILE:homa-scenario>
+  DEPENDS homa-scenario)
+
+# Lab tests: the scenarios (and the fuzz run) against guest 0 on the debug
+# kernel, with an echo server per family. Need the selftests' echo server,
+# which the top-level build defines before adding pktgen/.
+if(TARGET homa_echo_server)
+  set(HP_SERVERS
+    "homa_echo_server --port 5000 --family 4 --daemon --pidfile /tmp/e4.pid && homa_echo_server --port 5001 --family 6 --daemon --pidfile /tmp/e6.pid")
+  # The servers are stopped from the host step itself, so they stop even
+  # when a scenario fails (a failed step ends the run's steps).
+  set(HP_STOP "\"$HOMALAB_LAB\" exec 0 'kill $(cat /tmp/e4.pid) $(cat /tmp/e6.pid)'")
+  foreach(kernel debug distro)
+    set(labels lab)
+    if(kernel STREQUAL "debug")
+      list(APPEND labels debug)
+    endif()
+    add_test(NAME lab_pktgen_scenarios_${kernel}
+      COMMAND ${HOMA_LAB} run --kernel ${kernel} --guests 1 --timeout 900
+              --file $<TARGET_FILE:homa_echo_server> --on 0 "${HP_SERVERS}"
+              --host "$<TARGET_FILE:homa-scenario> ${CMAKE_CURRENT_SOURCE_DIR}/scenarios; rc=$?; ${HP_STOP}; exit $rc")
+    set_tests_properties(lab_pktgen_scenarios_${kernel} PROPERTIES
+      LABELS "${labels}" TIMEOUT 1300 RUN_SERIAL TRUE)
+  endforeach()
+  add_test(NAME lab_pktgen_fuzz_debug
+    COMMAND ${HOMA_LAB} run --kernel debug --guests 1 --timeout 1800
+            --file $<TARGET_FILE:homa_echo_server> --on 0 "${HP_SERVERS}"
+            --host "$<TARGET_FILE:homa-scenario> ${CMAKE_CURRENT_SOURCE_DIR}/fuzz; rc=$?; ${HP_STOP}; exit $rc")
+  set_tests_properties(lab_pktgen_fuzz_debug PROPERTIES
+    LABELS "lab;debug;fuzz" TIMEOUT 2200 RUN_SERIAL TRUE)
+  # The note's measurement: homa-pktgen vs tcpreplay --topspeed on the tap.
+  add_test(NAME lab_pktgen_inject_rate_distro
+    COMMAND ${HOMA_LAB} run --kernel distro --guests 1 --timeout 300
+            --host "sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/rate.sh $<TARGET_FILE:homa-pktgen>")
+  set_tests_properties(lab_pktgen_inject_rate_distro PROPERTIES
+    LABELS "lab;bench" TIMEOUT 600 RUN_SERIAL TRUE)
+endif()
