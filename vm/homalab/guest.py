@@ -56,7 +56,7 @@ class Guest:
         append = ("console=ttyS0 panic=-1 oops=panic panic_on_warn=1 quiet loglevel=5 "
                   "net.ifnames=0 " + k.extra_cmdline).strip()
         cmd = self.net.exec_prefix() + [
-            "qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max",
+            "qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max,la57=off",
             "-smp", str(self.smp), "-m", str(k.memory_mb), "-nodefaults", "-no-reboot",
             "-display", "none", "-kernel", str(k.vmlinuz), "-initrd", str(self.initrd),
             "-append", append,
@@ -97,9 +97,22 @@ class Guest:
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
 
+    def save_log(self, suffix):
+        """Keep a failed boot's console log beside the run's logs."""
+        if self.log_path.exists():
+            self.log_path.rename(self.log_path.with_suffix(f".{suffix}.log"))
+
+    def reached_init(self):
+        """True once our init ran: any crash after that may be ours."""
+        with self._lock:
+            return any(line.startswith("HOMALAB-INIT") for line in self.lines)
+
     def wait_ready(self, deadline):
         while not self.ready.is_set():
             if not self.alive():
+                if not self.reached_init():
+                    raise EarlyBootCrash(f"{self.tag}: the kernel died before init ran "
+                                         f"(status {self.proc.returncode})")
                 raise LabError(f"{self.tag}: QEMU exited before the guest was ready "
                                f"(status {self.proc.returncode})")
             if time.monotonic() > deadline:
@@ -139,6 +152,10 @@ class Guest:
             self._reader.join(timeout=5)
         if self._log:
             self._log.close()
+
+
+class EarlyBootCrash(LabError):
+    """The guest kernel died before our init ran, so nothing of ours was loaded."""
 
 
 def read_reply(sock, deadline, guest=None, echo=True):

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from . import initramfs
-from .guest import Guest, guest_mac
+from .guest import EarlyBootCrash, Guest, guest_mac
 from .kernels import build_module, build_modules, get_kernel
 from .netns import LabNet
 from .report import Cases, find_splats
@@ -45,7 +45,8 @@ _TEARDOWN = r"""
 for p in /proc/[0-9]*; do
 	pid=${p#/proc/}
 	[ "$pid" = 1 ] || [ "$pid" = $$ ] && continue
-	[ -s "$p/cmdline" ] || continue
+	# procfs files report size 0, so read cmdline: kernel threads have none.
+	[ -n "$(tr -d '\0' < "$p/cmdline" 2>/dev/null)" ] || continue
 	kill -9 "$pid" 2>/dev/null
 done
 sleep 0.3
@@ -80,6 +81,7 @@ class Run:
         self.cases = Cases()
         self.failures = []
         self.extra_text = []
+        self.early_boot_retries = 0
 
     def _files(self):
         files = []
@@ -157,8 +159,23 @@ class Run:
             g = Guest(i, kernel, initrd, net, run_dir, pcap=pcap)
             self.guests.append(g)
             g.start()
-        for g in self.guests:
-            g.wait_ready(self.deadline)
+        for n, g in enumerate(self.guests):
+            for attempt in range(1, 4):
+                try:
+                    g.wait_ready(self.deadline)
+                    break
+                except EarlyBootCrash as e:
+                    if attempt == 3:
+                        raise
+                    # TCG occasionally crashes an early boot (before init, so before
+                    # our module or programs ran); say so and boot that guest again.
+                    progress(f"{e}; booting {g.tag} again (attempt {attempt + 1} of 3)")
+                    self.early_boot_retries += 1
+                    g.stop()
+                    g.save_log(f"attempt{attempt}")
+                    g = Guest(g.index, kernel, g.initrd, net, run_dir, pcap=g.pcap)
+                    self.guests[n] = g
+                    g.start()
             if self.args.max_boot and g.boot_seconds > self.args.max_boot:
                 self.failures.append(f"{g.tag}: boot took {g.boot_seconds:.1f} s, "
                                      f"more than --max-boot {self.args.max_boot} s")
@@ -247,6 +264,8 @@ class Run:
                    f"{self.cases.skipped} skipped")
         boots = ", ".join(f"{g.tag} ready in {g.boot_seconds:.1f} s"
                           for g in self.guests if g.boot_seconds is not None)
+        if self.early_boot_retries:
+            boots += f"; {self.early_boot_retries} early-boot crash(es) retried"
         if problems:
             print("homalab: FAIL: " + summary + (f" ({boots})" if boots else ""), flush=True)
             for p in problems:
