@@ -9,7 +9,7 @@ from pathlib import Path
 
 from . import initramfs
 from .guest import EarlyBootCrash, Guest, guest_mac
-from .kernels import build_module, build_modules, get_kernel
+from .kernels import build_in_tree, build_module, build_modules, get_kernel
 from .netns import LabNet
 from .report import Cases, find_splats
 from .util import REPO, LabError, progress
@@ -123,7 +123,15 @@ class Run:
         os.chmod(run_dir, 0o755)
         try:
             kernel = get_kernel(a.kernel)
-            kos = [] if self.args.no_homa else [build_module(kernel, self.args.homa_src)]
+            if self.args.no_homa:
+                kos = []
+            elif self.args.in_tree:
+                if kernel.name != "debug":
+                    raise LabError("--in-tree needs --kernel debug (the series is built "
+                                   "in the debug kernel's tree)")
+                kos = [build_in_tree(self.args.homa_src)]
+            else:
+                kos = [build_module(kernel, self.args.homa_src)]
             for src in self.args.module_src or []:
                 kos += build_modules(kernel, src)
             with LabNet(a.guests) as net:
