@@ -1,0 +1,1 @@
+"""Host side of the Homa/TCP benchmark (see bench/README.md)."""

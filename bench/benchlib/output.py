@@ -1,0 +1,28 @@
+"""Writing a result set's summary.txt and latency-CDF PNG."""
+from . import plot, results
+
+PNG_NAME = "latency_cdf.png"
+SUMMARY_NAME = "summary.txt"
+
+
+def write(records, outdir, problems=()):
+    """Writes both files into @outdir and prints the summary.
+
+    @problems: reasons, found elsewhere, why the set is not clean; they
+    are listed at the end of summary.txt. Returns every problem, those
+    and the ones of the records.
+    """
+    outdir.mkdir(parents=True, exist_ok=True)
+    text, _ = results.summary(records)
+    png = outdir / PNG_NAME
+    plot.plot(records, png)
+    problems = list(problems) + results.suite_problems(records)
+    if not png.is_file() or png.stat().st_size == 0:
+        problems.append(f"missing output: {png}")
+    if problems:
+        text += "\nPROBLEMS (runs with problems are left out of the ratios):\n" + \
+            "".join(f"  {p}\n" for p in problems)
+    (outdir / SUMMARY_NAME).write_text(text)
+    print(text, end="")
+    print(f"plot: {png}")
+    return problems
