@@ -13,9 +13,9 @@
 static int load(struct cli_opts *o, struct hp_list *l)
 {
 	char err[512];
-	const char *bad_env = NULL;
+	char bad_env[64] = "";
 
-	if (hp_addrs_from_env(&o->addrs, 0, &bad_env)) {
+	if (hp_addrs_from_env(&o->addrs, 0, bad_env, sizeof(bad_env))) {
 		fprintf(stderr, "homa-pktgen: bad address in $%s\n", bad_env);
 		return -1;
 	}

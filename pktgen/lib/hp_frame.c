@@ -28,7 +28,7 @@ void hp_addrs_default(struct hp_addrs *a)
 }
 
 static int env_addr(const char *name, int kind, uint8_t *out,
-		    const char **bad)
+		    char *bad, size_t badlen)
 {
 	const char *v = getenv(name);
 	int ok;
@@ -40,25 +40,26 @@ static int env_addr(const char *name, int kind, uint8_t *out,
 	else
 		ok = inet_pton(kind == 4 ? AF_INET : AF_INET6, v, out) == 1;
 	if (!ok) {
-		*bad = name;
+		snprintf(bad, badlen, "%s", name);
 		return -1;
 	}
 	return 0;
 }
 
-int hp_addrs_from_env(struct hp_addrs *a, int guest, const char **bad)
+int hp_addrs_from_env(struct hp_addrs *a, int guest, char *bad,
+		      size_t badlen)
 {
 	char n[3][32];
 
 	snprintf(n[0], sizeof(n[0]), "HOMALAB_G%d_MAC", guest);
 	snprintf(n[1], sizeof(n[1]), "HOMALAB_G%d_IP4", guest);
 	snprintf(n[2], sizeof(n[2]), "HOMALAB_G%d_IP6", guest);
-	return env_addr(n[0], 0, a->dmac, bad) ||
-	       env_addr(n[1], 4, a->dip4, bad) ||
-	       env_addr(n[2], 6, a->dip6, bad) ||
-	       env_addr("HOMALAB_PEER_MAC", 0, a->smac, bad) ||
-	       env_addr("HOMALAB_PEER_IP4", 4, a->sip4, bad) ||
-	       env_addr("HOMALAB_PEER_IP6", 6, a->sip6, bad) ? -1 : 0;
+	return env_addr(n[0], 0, a->dmac, bad, badlen) ||
+	       env_addr(n[1], 4, a->dip4, bad, badlen) ||
+	       env_addr(n[2], 6, a->dip6, bad, badlen) ||
+	       env_addr("HOMALAB_PEER_MAC", 0, a->smac, bad, badlen) ||
+	       env_addr("HOMALAB_PEER_IP4", 4, a->sip4, bad, badlen) ||
+	       env_addr("HOMALAB_PEER_IP6", 6, a->sip6, bad, badlen) ? -1 : 0;
 }
 
 static void swap_bytes(uint8_t *x, uint8_t *y, size_t n)

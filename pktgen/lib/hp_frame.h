@@ -68,9 +68,11 @@ void hp_addrs_default(struct hp_addrs *a);
 /*
  * Override @a from the lab's environment when set: HOMALAB_G<guest>_MAC,
  * _IP4, _IP6 (destination) and HOMALAB_PEER_MAC, _IP4, _IP6 (source).
- * Returns -1 with the variable's name in @bad if one is malformed.
+ * Returns -1 with the variable's name copied into @bad (@badlen bytes)
+ * if one is malformed.
  */
-int hp_addrs_from_env(struct hp_addrs *a, int guest, const char **bad);
+int hp_addrs_from_env(struct hp_addrs *a, int guest, char *bad,
+		      size_t badlen);
 
 /* Swap source and destination (MACs and both address families). */
 void hp_addrs_reverse(struct hp_addrs *a);

@@ -256,11 +256,11 @@ static int run(struct run_ctx *c, const struct opts *o, struct scenario *sc,
 	       size_t n)
 {
 	char err[512], filter[64];
-	const char *bad = NULL;
+	char bad[64] = "";
 	int ret;
 
 	hp_addrs_default(&c->addrs);
-	if (hp_addrs_from_env(&c->addrs, 0, &bad))
+	if (hp_addrs_from_env(&c->addrs, 0, bad, sizeof(bad)))
 		return die("bad address in $%s", bad);
 	c->port4 = o->port4;
 	c->port6 = o->port6;

@@ -181,8 +181,11 @@ static int step_expect_none(struct run_ctx *c, const struct args *a,
 	if (r == 1) {
 		describe_want(a, want, sizeof(want));
 		hp_frame_describe(got, line, sizeof(line));
-		snprintf(why, n, "expected no frame [%s] within %llu ms, got: %s",
-			 want, (unsigned long long)ms, line);
+		/* A long frame description is cut; mark the cut. */
+		if (snprintf(why, n, "expected no frame [%s] within %llu ms, got: %s",
+			     want, (unsigned long long)ms, line) >= (int)n &&
+		    n > 4)
+			memcpy(why + n - 4, "...", 4);
 	}
 	free(got);
 	return r == 0 ? 0 : -1;
