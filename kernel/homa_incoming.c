@@ -270,11 +270,16 @@ static void homa_need_ack_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 	struct homa_ack acks[HOMA_MAX_ACKS_PER_PKT];
 	int n;
 
+	/* The RPC still exists and its response is incomplete: the peer
+	 * must keep its state, so no ACK. NEED_ACK is not progress either:
+	 * the server sends it only once it has transmitted the whole
+	 * response, so bytes are missing here. silent_ticks keeps counting
+	 * and the timer asks for them with RESENDs (resetting it here would
+	 * stall the RPC for as long as the server keeps asking).
+	 */
 	if (rpc && (rpc->state != RPC_INCOMING ||
-		    rpc->msgin.bytes_remaining > 0)) {
-		rpc->silent_ticks = 0;
+		    rpc->msgin.bytes_remaining > 0))
 		return;
-	}
 	n = homa_peer_get_acks(peer, acks);
 	homa_send_acks(hsk, peer, sport, id, acks, n);
 }

@@ -338,6 +338,7 @@ void homa_remove_from_throttled(struct homa_rpc *rpc)
  * @force: send at least one packet whatever the NIC queue (the pacer).
  */
 void homa_xmit_data(struct homa_rpc *rpc, bool force)
+	__must_hold(&rpc->hsk->lock)
 {
 	struct homa_sock *hsk = rpc->hsk;
 	struct homa *homa = hsk->homa;
