@@ -112,6 +112,52 @@ static void test_send_args(struct bad_ctx *c)
 		     0, "sendmsg_response_to_unknown_rpc_ignored");
 }
 
+/*
+ * Responses are held to the same length limits as requests: for a real
+ * request in service, 0 bytes and HOMA_MAX_MESSAGE_LENGTH + 1 give EINVAL
+ * and leave the RPC intact, so a proper response still reaches the client.
+ */
+static void test_response_lengths(struct bad_ctx *c)
+{
+	struct homa_rx srx, crx;
+	uint64_t id = 0;
+	ssize_t n;
+	int err;
+
+	homa_rx_init(&srx);
+	homa_rx_init(&crx);
+	err = homa_send_request_buf(c->client.fd, &c->server_addr, c->buf, 100,
+				    9, &id);
+	n = err < 0 ? err : homa_receive(c->server.fd, &srx,
+					  HOMA_RECVMSG_REQUEST, 0, 0);
+	if (!expect_errno(c->k, n < 0 ? (int)n : 0, 0, "response_test_request")) {
+		ktap_skip(c->k, "no request to answer", "response_0_bytes_einval");
+		ktap_skip(c->k, "no request to answer",
+			  "response_over_max_length_einval");
+		ktap_skip(c->k, "no request to answer",
+			  "response_after_bad_lengths_completes");
+		return;
+	}
+	expect_errno(c->k, homa_send_response_buf(c->server.fd, &srx.src,
+						  srx.ctl.id, c->buf, 0),
+		     EINVAL, "response_0_bytes_einval");
+	expect_errno(c->k, homa_send_response_buf(c->server.fd, &srx.src,
+						  srx.ctl.id, c->buf,
+						  HOMA_MAX_MESSAGE_LENGTH + 1),
+		     EINVAL, "response_over_max_length_einval");
+	err = homa_send_response_buf(c->server.fd, &srx.src, srx.ctl.id,
+				     c->buf, 200);
+	n = err < 0 ? err : homa_receive(c->client.fd, &crx,
+					  HOMA_RECVMSG_RESPONSE, id, 0);
+	expect_errno(c->k, n < 0 ? (int)n :
+		     (n == 200 && crx.ctl.id == id &&
+		      crx.ctl.completion_cookie == 9 ? 0 : -EPROTO),
+		     0, "response_after_bad_lengths_completes");
+	/* Hand the bpages back. */
+	homa_receive(c->server.fd, &srx, HOMA_RECVMSG_REQUEST, 0, MSG_DONTWAIT);
+	homa_receive(c->client.fd, &crx, HOMA_RECVMSG_RESPONSE, 0, MSG_DONTWAIT);
+}
+
 static void test_rcvbuf_args(struct bad_ctx *c)
 {
 	struct homa_rcvbuf_args args;
@@ -288,8 +334,12 @@ int main(int argc, char **argv)
 		silent_peer = c.family == AF_INET ? "198.18.0.100"
 						  : "2001:db8::100";
 	c.k = &k;
-	/* Cases: setup, send 7, rcvbuf 7, recv 10, NULL msg_name 2. */
-	ktap_start(&k, 1 + 7 + 7 + 10 + 2 + WAKEUP_CASES + PEER_ERROR_CASES);
+	/*
+	 * Cases: setup, send 7, response lengths 4, rcvbuf 7, recv 10,
+	 * NULL msg_name 2.
+	 */
+	ktap_start(&k, 1 + 7 + 4 + 7 + 10 + 2 + WAKEUP_CASES +
+		   PEER_ERROR_CASES);
 	watchdog_start(&wd, &k);
 	c.buf = calloc(1, HOMA_MAX_MESSAGE_LENGTH + 1);
 	err = c.buf ? homa_ep_open(&c.server, c.family, SERVER_PORT, 16)
@@ -305,6 +355,8 @@ int main(int argc, char **argv)
 
 	watchdog_arm(&wd, 30, "send_args");
 	test_send_args(&c);
+	watchdog_arm(&wd, 30, "response_lengths");
+	test_response_lengths(&c);
 	watchdog_arm(&wd, 30, "rcvbuf_args");
 	test_rcvbuf_args(&c);
 	watchdog_arm(&wd, 30, "recv_args");

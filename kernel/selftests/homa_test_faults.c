@@ -89,6 +89,21 @@ static long long metric(const char *name)
 	return found;
 }
 
+/* Whether metric @name falls to @want or below within @seconds. */
+static bool metric_falls_to(const char *name, long long want, int seconds)
+{
+	long long end = now_ms() + seconds * 1000LL, v;
+
+	for (;;) {
+		v = metric(name);
+		if (v >= 0 && v <= want)
+			return true;
+		if (now_ms() > end)
+			return false;
+		usleep(50000);
+	}
+}
+
 static const char *opt(int argc, char **argv, const char *name,
 		       const char *def)
 {
@@ -801,7 +816,7 @@ static int run_lifecycle(int argc, char **argv)
 	struct blocked b[4];
 	struct homa_ep ep, srv;
 	union homa_addr local;
-	long long ms;
+	long long ms, live0, live, srv0;
 	int i, sent, st;
 	bool ok;
 	pid_t pid;
@@ -830,17 +845,27 @@ static int run_lifecycle(int argc, char **argv)
 	homa_ep_close(&ep);
 	watchdog_disarm(&wd);
 
-	/* 2: close with thousands in flight (no thread in a call). */
+	/* 2: close with thousands in flight (no thread in a call): close
+	 * succeeds and every client RPC of the socket is freed.
+	 */
 	watchdog_arm(&wd, 300, "lifecycle: close");
+	live0 = metric("client_rpcs_live");
 	homa_ep_open(&ep, fam, 0, 256);
 	sent = flood(ep.fd, &sink, many / 2) + flood(ep.fd, &echo, many / 2);
 	usleep(300000);
+	live = metric("client_rpcs_live");
+	st = close(ep.fd);
+	ep.fd = -1;
 	homa_ep_close(&ep);
-	ktap_result(&k, true, "close with %d RPCs in flight returns", sent);
+	ktap_result(&k, st == 0 && live > live0 &&
+		    metric_falls_to("client_rpcs_live", live0, 10),
+		    "close with %d RPCs in flight (%lld live) returns 0 and frees them (live now %lld, before %lld)",
+		    sent, live - live0, metric("client_rpcs_live"), live0);
 	watchdog_disarm(&wd);
 
 	/* 3: a local server closed with requests queued and in service. */
 	watchdog_arm(&wd, 300, "lifecycle: server close");
+	srv0 = metric("server_rpcs_live");
 	homa_ep_open(&srv, fam, 720, 256);
 	homa_ep_open(&ep, fam, 0, 256);
 	homa_addr_loopback(&local, fam, 720);
@@ -854,11 +879,14 @@ static int run_lifecycle(int argc, char **argv)
 			homa_receive(srv.fd, &rx, HOMA_RECVMSG_REQUEST, 0, 0);
 		}
 	}
+	live = metric("server_rpcs_live");
 	homa_ep_close(&srv);
 	homa_ep_close(&ep);
-	ktap_result(&k, true,
-		    "server socket closed with %d requests queued, 50 in service",
-		    sent);
+	ktap_result(&k, live > srv0 &&
+		    metric_falls_to("server_rpcs_live", srv0, 10) &&
+		    metric_falls_to("client_rpcs_live", live0, 10),
+		    "server socket closed with %d requests sent, 50 in service: its %lld server RPCs and the client's are freed",
+		    sent, live - srv0);
 	watchdog_disarm(&wd);
 
 	/* 4: the process dies with RPCs in flight and blocked threads. */

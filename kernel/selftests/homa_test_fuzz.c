@@ -464,7 +464,7 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
-	ktap_start(&k, 6);
+	ktap_start(&k, 5);
 	ktap_diag(&k, "seed %u, %d s, fuzzer uid %d", seed, seconds, uid);
 	t0 = now_ms();
 	vpid = fork();
@@ -509,7 +509,7 @@ int main(int argc, char **argv)
 	waitpid(vpid, &st, 0);
 	ktap_result(&k, WIFEXITED(st) && WEXITSTATUS(st) == 0,
 		    "the root victim's RPCs all completed with their own bytes");
-	ktap_result(&k, true, "fuzzing took %lld ms (regions unmapped under sockets: %ld)",
-		    now_ms() - t0, vals[4]);
+	ktap_diag(&k, "fuzzing took %lld ms (regions unmapped under sockets: %ld)",
+		  now_ms() - t0, vals[4]);
 	return ktap_finish(&k);
 }

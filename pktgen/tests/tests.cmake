@@ -55,9 +55,12 @@ if(TARGET homa_echo_server)
   set_tests_properties(lab_pktgen_fuzz_debug PROPERTIES
     LABELS "lab;debug;fuzz" TIMEOUT 2200 RUN_SERIAL TRUE)
   # The note's measurement: homa-pktgen vs tcpreplay --topspeed on the tap.
+  # Also asserts that -i, --pps and the -f/-C/-W capture work (an echo
+  # server gives the guest a socket on port 5000 to answer UNKNOWN from).
   add_test(NAME lab_pktgen_inject_rate_distro
     COMMAND ${HOMA_LAB} run --kernel distro --guests 1 --timeout 300
-            --host "sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/rate.sh $<TARGET_FILE:homa-pktgen>")
+            --file $<TARGET_FILE:homa_echo_server> --on 0 "${HP_SERVERS}"
+            --host "sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/rate.sh $<TARGET_FILE:homa-pktgen>; rc=$?; ${HP_STOP}; exit $rc")
   set_tests_properties(lab_pktgen_inject_rate_distro PROPERTIES
     LABELS "lab;bench" TIMEOUT 600 RUN_SERIAL TRUE)
 endif()
