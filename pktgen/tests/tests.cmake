@@ -22,6 +22,13 @@ add_test(NAME pktgen_scenario_runner
 set_tests_properties(pktgen_scenarios_parse pktgen_scenario_runner
   PROPERTIES LABELS quick)
 
+# The committed pcaps/crafted/ is what the scenarios write now.
+add_test(NAME pktgen_crafted_pcaps_current
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/crafted_current.sh
+          $<TARGET_FILE:homa-scenario> ${CMAKE_CURRENT_SOURCE_DIR}
+          ${CMAKE_CURRENT_SOURCE_DIR}/../pcaps/crafted)
+set_tests_properties(pktgen_crafted_pcaps_current PROPERTIES LABELS quick)
+
 # Writes pcaps/crafted/ (not a test: `cmake --build . -t pktgen_pcaps`).
 add_custom_target(pktgen_pcaps
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/make-pcaps $<TARGET_FILE:homa-scenario>
