@@ -267,6 +267,30 @@ static int receive_held(struct homa_ep *ep, struct homa_rx *held, int want,
 	return n;
 }
 
+/*
+ * Messages shorter than a bpage are packed: held at the same time, at
+ * least two of them lie in one bpage (the pool's partial bpage).
+ */
+static bool small_ones_share(struct ktap *k, const struct homa_rx *held,
+			     int n)
+{
+	int i, j, small = 0, shared = 0;
+
+	for (i = 0; i < n; i++) {
+		if (held[i].length >= HOMA_BPAGE_SIZE)
+			continue;
+		small++;
+		for (j = i + 1; j < n; j++)
+			if (held[j].length < HOMA_BPAGE_SIZE &&
+			    held[i].ctl.bpage_offsets[0] >> HOMA_BPAGE_SHIFT ==
+			    held[j].ctl.bpage_offsets[0] >> HOMA_BPAGE_SHIFT)
+				shared++;
+	}
+	ktap_diag(k, "%d small messages, %d pairs of them in one bpage",
+		  small, shared);
+	return small >= 2 && shared > 0;
+}
+
 static void test_layout(struct ktap *k, int family, struct homa_rx *held)
 {
 	static const size_t sizes[] = { 1000, 70000, 200000, 5000, 131072,
@@ -285,7 +309,7 @@ static void test_layout(struct ktap *k, int family, struct homa_rx *held)
 			homa_ep_close(&ep);
 	}
 	if (!expect_errno(k, err, 0, "layout_sockets")) {
-		for (i = 0; i < 5; i++)
+		for (i = 0; i < 6; i++)
 			ktap_result(k, false, "layout_case_%d", i);
 		return;
 	}
@@ -309,6 +333,8 @@ static void test_layout(struct ktap *k, int family, struct homa_rx *held)
 		    "layout_held_messages_do_not_overlap");
 	ktap_result(k, n == count && held_intact(&ep.region, held, n, 100, count),
 		    "layout_held_messages_intact");
+	ktap_result(k, n == count && small_ones_share(k, held, n),
+		    "layout_small_messages_packed_into_a_shared_bpage");
 	for (i = 0; i < n; i++)
 		answer(ep.fd, &held[i]);
 	noffs = held_offsets(held, n, offs);
@@ -488,7 +514,7 @@ int main(int argc, char **argv)
 	held = calloc(MAX_MSGS, sizeof(*held));
 	if (!held)
 		return 1;
-	ktap_start(&k, 1 + 6 + 3 + 4);
+	ktap_start(&k, 1 + 7 + 3 + 4);
 	watchdog_start(&wd, &k);
 	watchdog_arm(&wd, 30, "rcvbuf_getsockopt");
 	test_rcvbuf_get(&k, family);
