@@ -64,16 +64,19 @@ def client_command(run, workload, transport, duration, warmup, stall):
             f"--warmup {warmup:g} --stall {stall:g} {flows}")
 
 
-def lab_command(lab, binary, runs, duration, warmup, stall, timeout, timeout_ticks):
+def lab_command(lab, binary, runs, duration, warmup, stall, timeout, sysctls):
     """The vm/lab run argv: server on guest 1, every client on guest 0.
 
-    @timeout_ticks: net.homa.timeout_ticks for both guests (0: the default).
+    @sysctls: {name: value} of net.homa.* set in both guests first (a value
+    of 0 leaves that one at the module's default).
     """
     argv = [str(lab), "run", "--kernel", "distro", "--guests", "2", "--timeout", str(int(timeout)),
             "--keep-going", "--file", f"{binary}:{GUEST_BIN}"]
-    if timeout_ticks:
+    for name, value in sorted(sysctls.items()):
+        if not value:
+            continue
         for g in ("0", "1"):
-            argv += ["--on", g, f"echo {timeout_ticks} > /proc/sys/net/homa/timeout_ticks"]
+            argv += ["--on", g, f"echo {int(value)} > /proc/sys/net/homa/{name}"]
     argv += [
         "--on", "1", f"{GUEST_BIN} server --port {PORT} &",
         "--on", "0", f"{GUEST_BIN} wait --server {SERVER_IP4} --port {PORT} --timeout 60",

@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "expect.h"
 #include "homa_addr.h"
 #include "homa_sock.h"
+#include "homa_sysctl.h"
 #include "ktap.h"
 
 #define PORT_A 1101	/* bound on IPv4 first */
@@ -136,39 +136,6 @@ static void test_sockopts(struct ktap *k, int fd)
 		     "getsockopt_unknown_option_enoprotoopt");
 }
 
-/* Writes @text to /proc/sys/net/homa/@name in one write(2): 0 or -errno. */
-static int sysctl_write(const char *name, const char *text)
-{
-	char path[128];
-	int fd, err = 0;
-
-	snprintf(path, sizeof(path), "/proc/sys/net/homa/%s", name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, strlen(text)) < 0)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
-/* The value of net.homa.@name, or -1. */
-static long sysctl_read(const char *name)
-{
-	char path[128];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/sys/net/homa/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 /*
  * Every parameter of the series' defaults is a sysctl with those defaults
  * (no test changed them yet); values outside a parameter's range give
@@ -195,36 +162,33 @@ static void test_sysctls(struct ktap *k)
 	size_t i;
 
 	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++)
-		if (sysctl_read(others[i]) != other_defs[i]) {
+		if (homa_sysctl_read(others[i]) != other_defs[i]) {
 			ktap_diag(k, "net.homa.%s = %ld, expected %ld",
-				  others[i], sysctl_read(others[i]),
+				  others[i], homa_sysctl_read(others[i]),
 				  other_defs[i]);
 			defaults = false;
 		}
 	for (i = 0; i < sizeof(p) / sizeof(p[0]); i++)
-		if (sysctl_read(p[i].name) != p[i].def) {
+		if (homa_sysctl_read(p[i].name) != p[i].def) {
 			ktap_diag(k, "net.homa.%s = %ld, expected %ld",
-				  p[i].name, sysctl_read(p[i].name), p[i].def);
+				  p[i].name, homa_sysctl_read(p[i].name), p[i].def);
 			defaults = false;
 		}
 	ktap_result(k, defaults, "sysctls_exist_with_series_defaults");
 	for (i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
-		long before = sysctl_read(p[i].name);
-		int lo = sysctl_write(p[i].name, p[i].below);
-		int hi = sysctl_write(p[i].name, p[i].above);
-		bool kept = sysctl_read(p[i].name) == before;
-		int in = sysctl_write(p[i].name, p[i].ok);
-		bool taken = sysctl_read(p[i].name) == atol(p[i].ok);
-		char text[32];
-
-		snprintf(text, sizeof(text), "%ld", before);
-		sysctl_write(p[i].name, text);
+		long before = homa_sysctl_read(p[i].name);
+		int lo = homa_sysctl_write(p[i].name, p[i].below);
+		int hi = homa_sysctl_write(p[i].name, p[i].above);
+		bool kept = homa_sysctl_read(p[i].name) == before;
+		int in = homa_sysctl_write(p[i].name, p[i].ok);
+		bool taken = homa_sysctl_read(p[i].name) == atol(p[i].ok);
+		homa_sysctl_set(p[i].name, before);
 		if (lo != -EINVAL || hi != -EINVAL || !kept)
 			ktap_diag(k, "%s: %s gave %d, %s gave %d, value kept %d",
 				  p[i].name, p[i].below, lo, p[i].above, hi,
 				  kept);
 		ktap_result(k, lo == -EINVAL && hi == -EINVAL && kept &&
-			    in == 0 && taken && sysctl_read(p[i].name) == before,
+			    in == 0 && taken && homa_sysctl_read(p[i].name) == before,
 			    "sysctl_%s_range_checked", p[i].name);
 	}
 }

@@ -10,7 +10,6 @@
  * usage: homa_test_pacer [--family 4|6]
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "homa_addr.h"
 #include "homa_msg.h"
 #include "homa_sock.h"
+#include "homa_sysctl.h"
 #include "ktap.h"
 #include "payload.h"
 #include "rpc_client.h"
@@ -30,7 +30,6 @@
 #define LINK_MBPS 20
 #define LONG_LEN 1000000
 #define SHORT_LEN 20000
-#define LINK_SYSCTL "/proc/sys/net/homa/link_mbps"
 
 static double now_s(void)
 {
@@ -38,33 +37,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static long read_link_mbps(void)
-{
-	FILE *f = fopen(LINK_SYSCTL, "r");
-	long v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
-static int write_link_mbps(long v)
-{
-	char text[32];
-	int fd = open(LINK_SYSCTL, O_WRONLY), n, err = 0;
-
-	if (fd < 0)
-		return -errno;
-	n = snprintf(text, sizeof(text), "%ld", v);
-	if (write(fd, text, (size_t)n) != n)
-		err = -errno;
-	close(fd);
-	return err;
 }
 
 /* One checked echo of @len bytes; its time in @secs. */
@@ -154,7 +126,7 @@ int main(int argc, char **argv)
 	watchdog_arm(&wd, 120, "pacer setup");
 	lbuf = malloc(LONG_LEN);
 	sbuf = malloc(SHORT_LEN);
-	old = read_link_mbps();
+	old = homa_sysctl_read("link_mbps");
 	err = lbuf && sbuf ? 0 : -ENOMEM;
 	if (!err)
 		err = echo_thread_start(&srv, family, SERVER_PORT, 64);
@@ -173,7 +145,7 @@ int main(int argc, char **argv)
 	/* Request and response, each LONG_LEN bytes plus headers. */
 	wire = 2.0 * LONG_LEN * 8 / (LINK_MBPS * 1e6);
 	watchdog_arm(&wd, 120, "paced echo");
-	err = write_link_mbps(LINK_MBPS);
+	err = homa_sysctl_set("link_mbps", LINK_MBPS);
 	ok = !err && timed_echo(&ep, &server, lbuf, LONG_LEN, 7, &paced);
 	ktap_result(&k, ok && paced >= 0.9 * wire,
 		    "link_mbps_%d_paces_a_1MB_echo (%.3f s, wire time %.3f s)",
@@ -183,7 +155,7 @@ int main(int argc, char **argv)
 	test_srpt(&k, &ep, &server, lbuf, sbuf);
 
 	watchdog_arm(&wd, 120, "unpaced echo");
-	err = write_link_mbps(old);
+	err = homa_sysctl_set("link_mbps", old);
 	ok = !err && timed_echo(&ep, &server, lbuf, LONG_LEN, 8, &fast);
 	ktap_result(&k, ok && fast < 0.6 * paced,
 		    "link_mbps_%ld_restored_is_faster (%.3f s against %.3f s)",

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
+#include <sys/select.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,25 @@ static int poll_in(int fd, int timeout_ms)
 	return n > 0 && (p.revents & POLLIN);
 }
 
+/* select() for reading (and writing) on @fd: 1 readable, 0 not, -errno. */
+static int select_in(int fd, int timeout_ms, bool *writable)
+{
+	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
+	fd_set rd, wr;
+	int n;
+
+	FD_ZERO(&rd);
+	FD_ZERO(&wr);
+	FD_SET(fd, &rd);
+	FD_SET(fd, &wr);
+	n = select(fd + 1, &rd, writable ? &wr : NULL, NULL, &tv);
+	if (n < 0)
+		return -errno;
+	if (writable)
+		*writable = FD_ISSET(fd, &wr);
+	return FD_ISSET(fd, &rd) ? 1 : 0;
+}
+
 static void test_nonblocking(struct ktap *k, struct homa_ep *x)
 {
 	struct homa_rx rx;
@@ -55,6 +76,7 @@ static void test_poll(struct ktap *k, int family, struct homa_ep *x)
 	struct homa_ep y;
 	struct homa_rx rx;
 	uint64_t id = 0;
+	bool writable = false;
 	uint8_t b = 1;
 	int r, err;
 
@@ -62,6 +84,9 @@ static void test_poll(struct ktap *k, int family, struct homa_ep *x)
 	if (r != 0)
 		ktap_diag(k, "poll on an idle socket: %d", r);
 	ktap_result(k, r == 0, "poll_idle_socket_not_readable");
+	r = select_in(x->fd, 0, &writable);
+	ktap_result(k, r == 0 && writable,
+		    "select_idle_socket_writable_not_readable");
 
 	homa_addr_loopback(&to_x, family, x->port);
 	err = homa_ep_open(&y, family, 0, 4);
@@ -72,6 +97,8 @@ static void test_poll(struct ktap *k, int family, struct homa_ep *x)
 		ktap_diag(k, "poll after a request was sent: %s",
 			  r < 0 ? errno_name(r) : "no POLLIN in 5 s");
 	ktap_result(k, r == 1, "poll_pollin_when_request_arrives");
+	r = err ? err : select_in(x->fd, 5000, NULL);
+	ktap_result(k, r == 1, "select_readable_when_request_arrives");
 	if (err)
 		return;
 	/* Serve it and let y collect the response. */

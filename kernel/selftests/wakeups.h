@@ -10,7 +10,7 @@
 
 #include "ktap.h"
 
-#define WAKEUP_CASES 11
+#define WAKEUP_CASES 13
 
 void wakeup_tests(struct ktap *k, int family);
 
