@@ -67,14 +67,11 @@ def client_command(run, workload, transport, duration, warmup, stall):
 def lab_command(lab, binary, runs, duration, warmup, stall, timeout, sysctls):
     """The vm/lab run argv: server on guest 1, every client on guest 0.
 
-    @sysctls: {name: value} of net.homa.* set in both guests first (a value
-    of 0 leaves that one at the module's default).
+    @sysctls: {name: value} of net.homa.* set in both guests first.
     """
     argv = [str(lab), "run", "--kernel", "distro", "--guests", "2", "--timeout", str(int(timeout)),
             "--keep-going", "--file", f"{binary}:{GUEST_BIN}"]
     for name, value in sorted(sysctls.items()):
-        if not value:
-            continue
         for g in ("0", "1"):
             argv += ["--on", g, f"echo {int(value)} > /proc/sys/net/homa/{name}"]
     argv += [
