@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 ssize_t echo_once(struct homa_ep *ep, struct homa_rx *rx)
 {
@@ -31,24 +32,37 @@ int echo_error_is_final(int err)
 	       err == EINVAL || err == EFAULT;
 }
 
-static void *echo_thread_main(void *arg)
+int echo_serve(struct homa_ep *ep, long *served, long *errors,
+	       atomic_llong *last_ms)
 {
-	struct echo_thread *t = arg;
 	struct homa_rx rx;
+	struct timespec ts;
 	ssize_t r;
 
 	homa_rx_init(&rx);
 	for (;;) {
-		r = echo_once(&t->ep, &rx);
+		r = echo_once(ep, &rx);
 		if (r >= 0) {
-			t->served++;
+			(*served)++;
+			if (last_ms) {
+				clock_gettime(CLOCK_MONOTONIC, &ts);
+				atomic_store(last_ms, ts.tv_sec * 1000LL +
+					     ts.tv_nsec / 1000000);
+			}
 			continue;
 		}
-		t->last_err = (int)-r;
-		if (echo_error_is_final(t->last_err))
-			break;
-		t->errors++;
+		if (echo_error_is_final((int)-r))
+			return (int)-r;
+		if (errors)
+			(*errors)++;
 	}
+}
+
+static void *echo_thread_main(void *arg)
+{
+	struct echo_thread *t = arg;
+
+	t->last_err = echo_serve(&t->ep, &t->served, &t->errors, NULL);
 	return NULL;
 }
 

@@ -8,6 +8,7 @@
 #define HOMA_SELFTEST_ECHO_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -22,6 +23,16 @@ ssize_t echo_once(struct homa_ep *ep, struct homa_rx *rx);
 
 /* True for errors after which a receive loop cannot go on. */
 int echo_error_is_final(int err);
+
+/*
+ * Echoes requests on @ep until an error after which it cannot go on, and
+ * returns that error (positive). Counts echoed requests in @served, other
+ * errors in @errors (may be NULL), and stores the CLOCK_MONOTONIC time in
+ * ms of each echo in @last_ms (may be NULL). Several threads may serve
+ * one socket, each with its own counters.
+ */
+int echo_serve(struct homa_ep *ep, long *served, long *errors,
+	       atomic_llong *last_ms);
 
 /* An echo server running in a thread of the test program. */
 struct echo_thread {

@@ -40,6 +40,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,21 +71,29 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-/* A value of /proc/net/homa_metrics, or -1. */
+/*
+ * A value of /proc/net/homa_metrics, or -1. A @name ending in '*' is the
+ * sum of every counter whose name starts with the rest ("pkts_rcvd_*").
+ */
 static long long metric(const char *name)
 {
+	size_t n = strlen(name);
+	bool prefix = n > 0 && name[n - 1] == '*';
 	char line[160], key[128];
 	long long v, found = -1;
 	FILE *f = fopen("/proc/net/homa_metrics", "r");
 
 	if (!f)
 		return -1;
+	if (prefix)
+		n--;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%127s %lld", key, &v) == 2 &&
-		    strcmp(key, name) == 0) {
-			found = v;
+		if (sscanf(line, "%127s %lld", key, &v) != 2 ||
+		    strncmp(key, name, n) != 0 || (!prefix && key[n]))
+			continue;
+		found = (found < 0 ? 0 : found) + v;
+		if (!prefix)
 			break;
-		}
 	}
 	fclose(f);
 	return found;
@@ -394,20 +403,8 @@ struct server_thread {
 static void *server_main(void *arg)
 {
 	struct server_thread *t = arg;
-	struct homa_rx rx;
-	ssize_t r;
 
-	homa_rx_init(&rx);
-	for (;;) {
-		r = echo_once(t->ep, &rx);
-		if (r >= 0) {
-			t->served++;
-			atomic_store(t->last, now_ms());
-			continue;
-		}
-		if (echo_error_is_final((int)-r))
-			break;
-	}
+	echo_serve(t->ep, &t->served, NULL, t->last);
 	return NULL;
 }
 
@@ -514,23 +511,6 @@ static int run_sink(int argc, char **argv)
 	return 0;
 }
 
-/* Sum of every pkts_rcvd_* counter of /proc/net/homa_metrics, or -1. */
-static long long pkts_rcvd_total(void)
-{
-	char line[160], key[128];
-	long long v, sum = 0;
-	FILE *f = fopen("/proc/net/homa_metrics", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%127s %lld", key, &v) == 2 &&
-		    strncmp(key, "pkts_rcvd_", 10) == 0)
-			sum += v;
-	fclose(f);
-	return sum;
-}
-
 /*
  * Watches for the peer's last sign of life: the time the guest last
  * received any Homa packet (while RPCs to a sink wait, the sink answers
@@ -545,10 +525,10 @@ struct life_watch {
 static void *life_watch_main(void *arg)
 {
 	struct life_watch *w = arg;
-	long long seen = pkts_rcvd_total(), n;
+	long long seen = metric("pkts_rcvd_*"), n;
 
 	while (!atomic_load(&w->stop)) {
-		n = pkts_rcvd_total();
+		n = metric("pkts_rcvd_*");
 		if (n != seen) {
 			seen = n;
 			atomic_store(&w->last_rx_ms, now_ms());

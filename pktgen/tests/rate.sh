@@ -22,6 +22,10 @@ trap 'rm -rf "$T"' EXIT
 fails=0
 ok() { echo "ok $1 $2"; }
 notok() { echo "not ok $1 $2"; fails=$((fails + 1)); }
+# Fields of homa-pktgen's summary "sent N frames in S s: P pps" in FILE.
+pg_count() { sed -n 's/.*sent \([0-9]*\) frames in .*/\1/p' "$1"; }
+pg_secs() { sed -n 's/.*sent [0-9]* frames in \([0-9.]*\) s: .*/\1/p' "$1"; }
+pg_pps() { sed -n 's/.*: \([0-9]*\) pps$/\1/p' "$1"; }
 
 echo "KTAP version 1"
 echo "1..4"
@@ -30,9 +34,8 @@ best_pg=0 best_tr=0 pg_sent=0 tr_sent=0 tr_failed=0
 for round in 1 2 3; do
 	"$PKTGEN" -r "$T/rate.pcap" -i "$TAP" 2> "$T/pg.txt" || true
 	sed "s/^/# round $round: /" "$T/pg.txt"
-	# "homa-pktgen: sent N frames in S s: P pps"
-	n=$(sed -n 's/.*sent \([0-9]*\) frames in .*/\1/p' "$T/pg.txt")
-	p=$(sed -n 's/.*: \([0-9]*\) pps$/\1/p' "$T/pg.txt")
+	n=$(pg_count "$T/pg.txt")
+	p=$(pg_pps "$T/pg.txt")
 	[ "${n:-0}" = "$COUNT" ] && pg_sent=$((pg_sent + 1))
 	[ "${p:-0}" -gt "$best_pg" ] && best_pg=$p
 	tcpreplay --topspeed -i "$TAP" "$T/rate.pcap" > "$T/tr.txt" 2>&1 || true
@@ -63,9 +66,9 @@ fi
 
 "$PKTGEN" -r "$T/rate.pcap" -c 300 --pps 1000 -i "$TAP" 2> "$T/pps.txt" || true
 sed 's/^/# /' "$T/pps.txt"
-s=$(sed -n 's/.*sent 300 frames in \([0-9.]*\) s: .*/\1/p' "$T/pps.txt")
-p=$(sed -n 's/.*: \([0-9]*\) pps$/\1/p' "$T/pps.txt")
-if [ -n "$s" ] && [ "$(echo "$s >= 0.25" | bc)" = 1 ] && [ "${p:-99999}" -le 1100 ]; then
+s=$(pg_secs "$T/pps.txt")
+p=$(pg_pps "$T/pps.txt")
+if [ "$(pg_count "$T/pps.txt")" = 300 ] && [ -n "$s" ] && [ "$(echo "$s >= 0.25" | bc)" = 1 ] && [ "${p:-99999}" -le 1100 ]; then
 	ok 3 "--pps 1000 paces 300 frames (${s} s, ${p} pps)"
 else
 	notok 3 "--pps 1000 paces 300 frames (got '${s:-?}' s, '${p:-?}' pps)"
