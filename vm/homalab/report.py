@@ -7,9 +7,10 @@ SPLATS = [
     (re.compile(r"\bBUG: KASAN\b|KASAN: "), "KASAN"),
     (re.compile(r"\bUBSAN: "), "UBSAN"),
     (re.compile(r"\bBUG: "), "BUG"),
-    (re.compile(r"WARNING: |------------\[ cut here \]------------"), "WARN (or lockdep)"),
+    # lockdep before WARN: its reports start with "WARNING: " too.
     (re.compile(r"DEBUG_LOCKS_WARN_ON|possible circular locking|inconsistent lock state|"
                 r"possible recursive locking|suspicious RCU usage"), "lockdep"),
+    (re.compile(r"WARNING: |------------\[ cut here \]------------"), "WARN"),
     (re.compile(r"unreferenced object 0x|suspected memory leak"), "kmemleak"),
     (re.compile(r"Kernel panic"), "panic"),
     (re.compile(r"stack-protector|list_add corruption|list_del corruption"), "corruption"),
@@ -33,12 +34,17 @@ def find_splats(text):
 
 
 class Cases:
-    """Counts KTAP/TAP results over every step of a run."""
+    """Counts KTAP/TAP results over every step of a run.
+
+    A skipped case is neither a pass nor silent: it is listed in `skipped`,
+    and the run fails on it unless the caller allows skips for a reason.
+    `not ok ... # SKIP` is a failure (TAP's SKIP directive belongs on `ok`).
+    """
 
     def __init__(self):
         self.ok = 0
         self.failed = []
-        self.skipped = 0
+        self.skipped = []
         self.problems = []
 
     def add_output(self, where, text):
@@ -59,11 +65,13 @@ class Cases:
                 continue
             seen += 1
             status, desc = m.group(1), m.group(3)
-            if re.search(r"#\s*SKIP", desc, re.I):
-                self.skipped += 1
-            elif status == "not ok":
+            if status == "not ok":
                 self.failed.append(f"{where}: {line.strip()}")
+            elif re.search(r"#\s*SKIP", desc, re.I):
+                self.skipped.append(f"{where}: {line.strip()}")
             else:
                 self.ok += 1
         if plan is not None and seen != plan:
             self.problems.append(f"{where}: planned {plan} cases, reported {seen}")
+        elif plan is None and seen:
+            self.problems.append(f"{where}: {seen} case(s) but no plan line (1..N)")
