@@ -730,6 +730,23 @@ static void homa_fill_addr(struct homa_sock *hsk, struct homa_rpc *rpc,
 	}
 }
 
+/*
+ * The copy-out of @control failed after recvmsg handed its bpages to the
+ * user: give back each one the user has not returned meanwhile.
+ */
+static void homa_recvmsg_take_back(struct homa_sock *hsk,
+				   const struct homa_recvmsg_args *control)
+{
+	u32 i;
+
+	spin_lock_bh(&hsk->lock);
+	for (i = 0; i < control->num_bpages; i++)
+		homa_pool_release_user(&hsk->pool, 1,
+				       &control->bpage_offsets[i]);
+	homa_pool_check_waiting(hsk);
+	spin_unlock_bh(&hsk->lock);
+}
+
 /**
  * homa_recvmsg() - receive a message (see struct homa_recvmsg_args).
  * @sk:       the socket.
@@ -764,8 +781,9 @@ int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 	if (!hsk->pool.refs) {
 		result = -EINVAL;
 	} else {
-		result = homa_pool_release(&hsk->pool, control.num_bpages,
-					   control.bpage_offsets);
+		result = homa_pool_release_user(&hsk->pool,
+						control.num_bpages,
+						control.bpage_offsets);
 		if (result == 0)
 			homa_pool_check_waiting(hsk);
 	}
@@ -804,8 +822,12 @@ int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 
 	n = 0;
 	spin_lock_bh(&hsk->lock);
-	if (result >= 0)
-		rpc->msgin.num_bpages = 0;	/* They belong to the user. */
+	if (result >= 0) {
+		/* They belong to the user. */
+		homa_pool_hand_off(&hsk->pool, rpc->msgin.num_bpages,
+				   rpc->msgin.bpage_offsets);
+		rpc->msgin.num_bpages = 0;
+	}
 	rpc->handed_off = false;
 	if (homa_is_client(rpc->id)) {
 		homa_rpc_end(rpc);
@@ -826,7 +848,11 @@ int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 	homa_rpc_reap_some(hsk);
 
 done:
-	if (copy_to_user(msg->msg_control_user, &control, sizeof(control)))
+	if (copy_to_user(msg->msg_control_user, &control, sizeof(control))) {
 		result = -EFAULT;
+		/* The user never learns of the bpages: take them back. */
+		if (control.num_bpages > 0)
+			homa_recvmsg_take_back(hsk, &control);
+	}
 	return result;
 }

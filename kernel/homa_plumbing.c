@@ -290,7 +290,6 @@ static int homa_setsockopt(struct sock *sk, int level, int optname,
 {
 	struct homa_sock *hsk = homa_sk(sk);
 	struct homa_rcvbuf_args args;
-	int err;
 
 	if (level != IPPROTO_HOMA || optname != SO_HOMA_RCVBUF)
 		return -ENOPROTOOPT;
@@ -301,25 +300,11 @@ static int homa_setsockopt(struct sock *sk, int level, int optname,
 	if (args.start & ~PAGE_MASK)
 		return -EINVAL;
 	if (args.length < 2 * HOMA_BPAGE_SIZE ||
-	    args.length > (u64)INT_MAX * HOMA_BPAGE_SIZE)
+	    args.length > HOMA_MAX_REGION_LENGTH)
 		return -EINVAL;
 	if (!access_ok(u64_to_user_ptr(args.start), args.length))
 		return -EFAULT;
-
-	spin_lock_bh(&hsk->lock);
-	if (hsk->shutdown)
-		err = -ESHUTDOWN;
-	else
-		err = homa_pool_set_region(&hsk->pool, args.start,
-					   args.length);
-	spin_unlock_bh(&hsk->lock);
-	if (err == 0) {
-		/* Messages may have been waiting for a buffer region. */
-		spin_lock_bh(&hsk->lock);
-		homa_pool_check_waiting(hsk);
-		spin_unlock_bh(&hsk->lock);
-	}
-	return err;
+	return homa_pool_set_region(hsk, args.start, args.length);
 }
 
 static int homa_getsockopt(struct sock *sk, int level, int optname,

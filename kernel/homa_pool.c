@@ -2,6 +2,8 @@
 
 /* The receive buffer pool (see homa_pool.h). */
 
+#include <linux/bitops.h>
+#include <linux/minmax.h>
 #include <linux/slab.h>
 
 #include "homa_impl.h"
@@ -20,51 +22,87 @@ void homa_pool_init(struct homa_pool *pool)
 }
 
 /**
- * homa_pool_destroy() - release the pool's kernel memory.
+ * homa_pool_detach() - take the pool's kernel memory away from it; the
+ * pool is left without a region.
  * @pool: the pool; the socket lock is held.
+ *
+ * Return: what the caller must kvfree() once the lock is released.
  */
-void homa_pool_destroy(struct homa_pool *pool)
+void *homa_pool_detach(struct homa_pool *pool)
 {
-	kfree(pool->refs);
+	void *mem = pool->user;
+
 	homa_pool_init(pool);
+	return mem;
+}
+
+/* Bpages in use by messages or by the application (not the allocator). */
+static int homa_pool_in_use(const struct homa_pool *pool)
+{
+	int in_use;
+
+	if (!pool->refs)
+		return 0;
+	in_use = pool->num_bpages - pool->free_bpages;
+	if (pool->partial >= 0 && pool->refs[pool->partial] == 1)
+		in_use--;
+	return in_use;
 }
 
 /**
- * homa_pool_set_region() - give the pool a (new) region. A region can be
- * replaced only while none of its bpages is in use.
- * @pool:   the pool; the socket lock is held.
- * @start:  page-aligned user address.
- * @length: bytes (at least 2 bpages; checked by the caller).
+ * homa_pool_set_region() - give the socket's pool a (new) region. A region
+ * can be replaced only while none of its bpages is in use. Messages that
+ * waited for space are then given some.
+ * @hsk:    the socket; its lock is not held (this function sleeps).
+ * @start:  page-aligned user address (checked by the caller).
+ * @length: bytes, 2 bpages to HOMA_MAX_REGION_LENGTH.
  *
- * Return: 0, -EBUSY while bpages are in use, or -ENOMEM.
+ * The pool's memory is allocated before the socket lock is taken and is
+ * charged to the caller's memory cgroup; the old memory is freed after
+ * the lock is released.
+ *
+ * Return: 0, -EINVAL for a length out of range, -ENOMEM, -EBUSY while
+ * bpages are in use, or -ESHUTDOWN.
  */
-int homa_pool_set_region(struct homa_pool *pool, unsigned long start,
-			 size_t length)
+int homa_pool_set_region(struct homa_sock *hsk, u64 start, u64 length)
 {
-	int num = length >> HOMA_BPAGE_SHIFT;
-	int in_use;
-	int *refs;
+	struct homa_pool *pool = &hsk->pool;
+	size_t user_bytes;
+	void *mem;
+	int num, err;
 
-	if (pool->refs) {
-		in_use = pool->num_bpages - pool->free_bpages;
-		if (pool->partial >= 0 && pool->refs[pool->partial] == 1)
-			in_use--;
-		if (in_use > 0)
-			return -EBUSY;
-	}
-	refs = kcalloc(num, sizeof(*refs), GFP_ATOMIC);
-	if (!refs)
+	if (length < 2 * HOMA_BPAGE_SIZE || length > HOMA_MAX_REGION_LENGTH)
+		return -EINVAL;
+	num = length >> HOMA_BPAGE_SHIFT;
+	user_bytes = BITS_TO_LONGS((size_t)num << (HOMA_BPAGE_SHIFT -
+						   HOMA_POOL_ALIGN_SHIFT)) *
+		     sizeof(unsigned long);
+	mem = kvzalloc(user_bytes + num * sizeof(int), GFP_KERNEL_ACCOUNT);
+	if (!mem)
 		return -ENOMEM;
-	kfree(pool->refs);
-	pool->refs = refs;
-	pool->region = start;
-	pool->length = length;
-	pool->num_bpages = num;
-	pool->free_bpages = num;
-	pool->partial = -1;
-	pool->partial_used = 0;
-	pool->next_scan = 0;
-	return 0;
+
+	spin_lock_bh(&hsk->lock);
+	if (hsk->shutdown) {
+		err = -ESHUTDOWN;
+	} else if (homa_pool_in_use(pool) > 0) {
+		err = -EBUSY;
+	} else {
+		swap(mem, pool->user);
+		pool->refs = (int *)((char *)pool->user + user_bytes);
+		pool->region = start;
+		pool->length = length;
+		pool->num_bpages = num;
+		pool->free_bpages = num;
+		pool->partial = -1;
+		pool->partial_used = 0;
+		pool->next_scan = 0;
+		/* Messages may have been waiting for a buffer region. */
+		homa_pool_check_waiting(hsk);
+		err = 0;
+	}
+	spin_unlock_bh(&hsk->lock);
+	kvfree(mem);
+	return err;
 }
 
 /* Find a free bpage and take a reference on it; -1 if none. */
@@ -86,6 +124,8 @@ static int homa_pool_get_bpage(struct homa_pool *pool)
 
 static void homa_pool_put_bpage(struct homa_pool *pool, int index)
 {
+	if (WARN_ON_ONCE(pool->refs[index] <= 0))
+		return;
 	pool->refs[index]--;
 	if (pool->refs[index] == 0)
 		pool->free_bpages++;
@@ -99,13 +139,16 @@ static void homa_pool_put_bpage(struct homa_pool *pool, int index)
  *              piece of the message (the last may be a partial bpage).
  * @num_bpages: filled with the number of entries in @offsets.
  *
- * Return: 0, or -ENOMEM if the region lacks space now (or does not exist).
+ * Return: 0, or -ENOMEM if the region lacks space now (or does not exist),
+ * or if the pool's free count disagrees with its bpages (a bug: warned
+ * about once, and the pool is left as it was).
  */
 int homa_pool_allocate(struct homa_pool *pool, int length, u32 *offsets,
 		       int *num_bpages)
 {
 	int full = length >> HOMA_BPAGE_SHIFT;
 	int tail = length & (HOMA_BPAGE_SIZE - 1);
+	int taken[HOMA_MAX_BPAGES];
 	bool tail_fits, new_partial;
 	int needed, i, index;
 
@@ -119,10 +162,18 @@ int homa_pool_allocate(struct homa_pool *pool, int length, u32 *offsets,
 	if (needed > pool->free_bpages)
 		return -ENOMEM;
 
-	for (i = 0; i < full; i++) {
+	/* Take every bpage first, so that nothing changes on failure. */
+	for (i = 0; i < needed; i++) {
 		index = homa_pool_get_bpage(pool);
-		offsets[i] = (u32)index << HOMA_BPAGE_SHIFT;
+		if (WARN_ON_ONCE(index < 0)) {
+			while (i-- > 0)
+				homa_pool_put_bpage(pool, taken[i]);
+			return -ENOMEM;
+		}
+		taken[i] = index;
 	}
+	for (i = 0; i < full; i++)
+		offsets[i] = (u32)taken[i] << HOMA_BPAGE_SHIFT;
 	if (tail > 0) {
 		if (new_partial) {
 			/* The allocator keeps its own reference on the
@@ -130,14 +181,14 @@ int homa_pool_allocate(struct homa_pool *pool, int length, u32 *offsets,
 			 */
 			if (pool->partial >= 0)
 				homa_pool_put_bpage(pool, pool->partial);
-			pool->partial = homa_pool_get_bpage(pool);
+			pool->partial = taken[full];
 			pool->partial_used = 0;
 		}
 		pool->refs[pool->partial]++;
 		offsets[full] = ((u32)pool->partial << HOMA_BPAGE_SHIFT) +
 				pool->partial_used;
-		/* Keep pieces 64-byte aligned. */
-		pool->partial_used += ALIGN(tail, 64);
+		/* Keep pieces HOMA_POOL_ALIGN-aligned. */
+		pool->partial_used += ALIGN(tail, HOMA_POOL_ALIGN);
 		full++;
 	}
 	*num_bpages = full;
@@ -145,7 +196,8 @@ int homa_pool_allocate(struct homa_pool *pool, int length, u32 *offsets,
 }
 
 /**
- * homa_pool_release() - give bpages back (from recvmsg or a dead RPC).
+ * homa_pool_release() - give back the bpages of a message that the
+ * application never received (a dead RPC).
  * @pool:    the pool; the socket lock is held.
  * @num:     entries in @offsets (at most HOMA_MAX_BPAGES).
  * @offsets: offsets in the region, as homa_pool_allocate() returned them.
@@ -156,7 +208,8 @@ int homa_pool_allocate(struct homa_pool *pool, int length, u32 *offsets,
  */
 int homa_pool_release(struct homa_pool *pool, int num, const u32 *offsets)
 {
-	int i, index;
+	u32 index;
+	int i;
 
 	if (num == 0)
 		return 0;
@@ -164,13 +217,79 @@ int homa_pool_release(struct homa_pool *pool, int num, const u32 *offsets)
 		return -EINVAL;
 	for (i = 0; i < num; i++) {
 		index = offsets[i] >> HOMA_BPAGE_SHIFT;
-		if (index >= pool->num_bpages || pool->refs[index] <= 0)
+		if (index >= (u32)pool->num_bpages || pool->refs[index] <= 0)
 			return -EINVAL;
 		if (index == pool->partial && pool->refs[index] <= 1)
 			return -EINVAL;
 	}
 	for (i = 0; i < num; i++)
 		homa_pool_put_bpage(pool, offsets[i] >> HOMA_BPAGE_SHIFT);
+	return 0;
+}
+
+/**
+ * homa_pool_hand_off() - the bpages of a received message now belong to
+ * the application, which returns them with homa_pool_release_user().
+ * @pool:    the pool; the socket lock is held.
+ * @num:     entries in @offsets.
+ * @offsets: the message's offsets, as homa_pool_allocate() returned them.
+ */
+void homa_pool_hand_off(struct homa_pool *pool, int num, const u32 *offsets)
+{
+	u32 off;
+	int i;
+
+	for (i = 0; i < num; i++) {
+		off = offsets[i];
+		if (WARN_ON_ONCE(!pool->user ||
+				 (off >> HOMA_BPAGE_SHIFT) >=
+				 (u32)pool->num_bpages ||
+				 (off & (HOMA_POOL_ALIGN - 1))))
+			continue;
+		/* Pieces are disjoint: nobody else can hold this one. */
+		WARN_ON_ONCE(__test_and_set_bit(off >> HOMA_POOL_ALIGN_SHIFT,
+						pool->user));
+	}
+}
+
+/**
+ * homa_pool_release_user() - the application gives bpages back (recvmsg's
+ * bpage_offsets[]).
+ * @pool:    the pool; the socket lock is held.
+ * @num:     entries in @offsets (at most HOMA_MAX_BPAGES).
+ * @offsets: offsets in the region (user input).
+ *
+ * Every offset must start a piece that the application holds: one that
+ * recvmsg handed to it and that it has not returned since, named once
+ * in @offsets. All are checked before any is released.
+ *
+ * Return: 0, or -EINVAL (and nothing changes) if an offset is unaligned,
+ * outside the region, not held by the application, or given twice.
+ */
+int homa_pool_release_user(struct homa_pool *pool, int num,
+			   const u32 *offsets)
+{
+	u32 off;
+	int i, j;
+
+	if (num == 0)
+		return 0;
+	if (!pool->user || num < 0 || num > HOMA_MAX_BPAGES)
+		return -EINVAL;
+	for (i = 0; i < num; i++) {
+		off = offsets[i];
+		if ((off & (HOMA_POOL_ALIGN - 1)) ||
+		    (off >> HOMA_BPAGE_SHIFT) >= (u32)pool->num_bpages ||
+		    !test_bit(off >> HOMA_POOL_ALIGN_SHIFT, pool->user))
+			return -EINVAL;
+		for (j = 0; j < i; j++)
+			if (offsets[j] == off)
+				return -EINVAL;
+	}
+	for (i = 0; i < num; i++) {
+		__clear_bit(offsets[i] >> HOMA_POOL_ALIGN_SHIFT, pool->user);
+		homa_pool_put_bpage(pool, offsets[i] >> HOMA_BPAGE_SHIFT);
+	}
 	return 0;
 }
 

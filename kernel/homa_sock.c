@@ -223,6 +223,8 @@ void homa_sock_shutdown(struct homa_sock *hsk)
  */
 void homa_sock_destroy(struct homa_sock *hsk)
 {
+	void *pool_mem;
+
 	if (!hsk->homa || hsk->destroyed)
 		return;
 	homa_sock_shutdown(hsk);
@@ -242,9 +244,10 @@ void homa_sock_destroy(struct homa_sock *hsk)
 	}
 
 	spin_lock_bh(&hsk->lock);
-	homa_pool_destroy(&hsk->pool);
+	pool_mem = homa_pool_detach(&hsk->pool);
 	hsk->destroyed = true;
 	spin_unlock_bh(&hsk->lock);
+	kvfree(pool_mem);
 	/* hsk->homa stays valid: packets and threads that found the socket
 	 * before it left the port table may still look at it.
 	 */

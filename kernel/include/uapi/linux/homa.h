@@ -26,6 +26,13 @@
 #define HOMA_BPAGE_SHIFT	16
 #define HOMA_BPAGE_SIZE		(1 << HOMA_BPAGE_SHIFT)
 
+/*
+ * Longest buffer region SO_HOMA_RCVBUF accepts, in bytes (1 GiB, 16384
+ * bpages): bpage offsets are 32 bits, and the kernel keeps per-bpage
+ * state for the whole region. A longer region is refused with EINVAL.
+ */
+#define HOMA_MAX_REGION_LENGTH	(1ULL << 30)
+
 /* Most bpages one message can occupy. */
 #define HOMA_MAX_BPAGES		((HOMA_MAX_MESSAGE_LENGTH + HOMA_BPAGE_SIZE - 1) \
 				 >> HOMA_BPAGE_SHIFT)
@@ -91,7 +98,10 @@ struct homa_rcvbuf_args {
 	/** @start: page-aligned address of the region in user space. */
 	__u64 start;
 
-	/** @length: size of the region in bytes (at least 2 bpages). */
+	/**
+	 * @length: size of the region in bytes, at least 2 bpages and at
+	 * most HOMA_MAX_REGION_LENGTH.
+	 */
 	__u64 length;
 };
 
