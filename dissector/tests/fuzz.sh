@@ -30,9 +30,11 @@ for seed in $(seq 1 "$rounds"); do
 	editcap -E 0.02 --seed "$seed" "$WS_WORK/base.pcap" "$f" > /dev/null
 	chmod a+r "$f"
 	for opts in "" "-o homa.tcp_hijack:TRUE -d ip.proto==253,homa -o homa.gso_min_len:100"; do
+		rc=0
 		# shellcheck disable=SC2086
-		if ! ws_run tshark -n -2 -r "$f" $opts -V > "$WS_WORK/out" 2> "$WS_WORK/err"; then
-			echo "FAIL seed $seed ($opts): tshark exited with status $?"
+		ws_run tshark -n -2 -r "$f" $opts -V > "$WS_WORK/out" 2> "$WS_WORK/err" || rc=$?
+		if [[ $rc != 0 ]]; then
+			echo "FAIL seed $seed ($opts): tshark exited with status $rc"
 			tail -n 20 "$WS_WORK/err"
 			cp "$f" "/tmp/homa-fuzz-fail-$seed.pcap" && echo "kept /tmp/homa-fuzz-fail-$seed.pcap"
 			fail=1

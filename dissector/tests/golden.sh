@@ -90,19 +90,30 @@ for i in "${!files[@]}"; do
 	[[ $update == 1 ]] && echo "updated $name" || echo "ok $name"
 done
 
-# Goldens of captures that no longer exist are stale.
+# Goldens of captures that no longer exist are stale: every file under
+# pcaps/expected/ (R.V.txt, R.fields.txt, R.args) must belong to a capture R,
+# whichever of them is left over.
 while IFS= read -r -d '' g; do
 	rel="${g#"$expected/"}"
-	rel="${rel%.V.txt}"
+	case "$rel" in
+	*.V.txt) rel="${rel%.V.txt}" ;;
+	*.fields.txt) rel="${rel%.fields.txt}" ;;
+	*.args) rel="${rel%.args}" ;;
+	*)
+		echo "FAIL unexpected file $g in pcaps/expected (neither .V.txt, .fields.txt nor .args)"
+		fail=1
+		continue
+		;;
+	esac
 	found=0
 	for n in "${names[@]}"; do [[ "$n" == "$rel" ]] && found=1; done
 	[[ $found == 1 ]] && continue
 	if [[ $update == 1 ]]; then
-		rm -f "$g" "$expected/$rel.fields.txt"
+		rm -f "$g"
 		echo "removed stale golden $g"
 	else
 		echo "FAIL stale golden $g (its capture is gone; run update-goldens)"
 		fail=1
 	fi
-done < <(find "$expected" -name '*.V.txt' -print0)
+done < <(find "$expected" -type f -print0 | sort -z)
 exit $fail

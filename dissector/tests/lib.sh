@@ -52,11 +52,29 @@ ws_run() {
 	fi
 }
 
+# ws_tshark OUT ARGS...: run tshark ARGS with the plugin, stdout into the
+# file OUT.  Returns 1, after printing the reason as '#' lines, when tshark
+# exits non-zero or writes anything at all to stderr: a renamed field, a bad
+# filter or preference, a crash all end up there, and an empty OUT must never
+# be mistaken for "nothing matched".
+ws_tshark() {
+	local out="$1" rc=0
+	shift
+	ws_run tshark "$@" > "$out" 2> "$WS_WORK/tshark.err" || rc=$?
+	if [[ $rc != 0 || -s "$WS_WORK/tshark.err" ]]; then
+		echo "# tshark $* exited with status $rc; its stderr:"
+		sed 's/^/#   /' "$WS_WORK/tshark.err" | head -n 20
+		return 1
+	fi
+	return 0
+}
+
 # ws_check_plugin: fail unless tshark really loads our homa.so.
 ws_check_plugin() {
-	if ! ws_run tshark -G plugins | grep -q "homa.so"; then
+	if ! ws_tshark "$WS_WORK/plugins.txt" -G plugins ||
+	   ! grep -q "homa.so" "$WS_WORK/plugins.txt"; then
 		echo "error: tshark did not load the Homa plugin from $WS_WORK/plugins" >&2
-		ws_run tshark -G plugins >&2 || true
+		cat "$WS_WORK/plugins.txt" >&2 || true
 		exit 1
 	fi
 }
