@@ -53,6 +53,7 @@ static int homa_metrics_show(struct seq_file *m, void *v)
 	HOMA_SHOW(throttled_rpcs_added);
 	HOMA_SHOW(icmp_errors);
 	HOMA_SHOW(acks_rcvd);
+	HOMA_SHOW(ack_timeouts);
 #undef HOMA_SHOW
 	return 0;
 }

@@ -38,6 +38,9 @@
  *   throttled_rpcs_added    times an RPC was put on the pacer's list
  *   icmp_errors             ICMP errors that aborted RPCs
  *   acks_rcvd               acknowledgements processed (in ACK or DATA)
+ *   ack_timeouts            server RPCs freed because the client sent
+ *                           nothing (no ACK, no RESEND) for timeout_ticks
+ *                           after the response (also counted in timeouts)
  */
 
 #ifndef _HOMA_METRICS_H
@@ -99,6 +102,8 @@ struct homa_metrics {
 	u64 icmp_errors;
 	/** @acks_rcvd: see above. */
 	u64 acks_rcvd;
+	/** @ack_timeouts: see above. */
+	u64 ack_timeouts;
 };
 
 DECLARE_PER_CPU(struct homa_metrics, homa_metrics);

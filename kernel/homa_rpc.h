@@ -152,6 +152,19 @@ struct homa_rpc {
 
 	/** @done_timer_ticks: server: tick at which the response was sent. */
 	u32 done_timer_ticks;
+
+	/**
+	 * @need_ack_tick: server, response sent: the tick at which the next
+	 * NEED_ACK goes out.
+	 */
+	u32 need_ack_tick;
+
+	/**
+	 * @need_ack_interval: server, response sent: ticks until the NEED_ACK
+	 * after the next one; doubles after each, up to
+	 * HOMA_NEED_ACK_MAX_INTERVAL.
+	 */
+	u32 need_ack_interval;
 };
 
 struct homa_rpc *homa_rpc_new_client(struct homa_sock *hsk,

@@ -12,11 +12,50 @@
 #include "homa_rpc.h"
 #include "homa_sock.h"
 
+/* Longest wait, in ticks, between two NEED_ACKs for one RPC. */
+#define HOMA_NEED_ACK_MAX_INTERVAL 32
+
+/* A server RPC whose response is fully sent waits for the client's ACK.
+ * It asks with NEED_ACK request_ack_ticks after the last byte went out,
+ * then again after intervals that double up to HOMA_NEED_ACK_MAX_INTERVAL,
+ * and it is freed once the client has been silent for timeout_ticks: a
+ * client that is alive answers NEED_ACK (with ACK) or asks for missing
+ * bytes (RESEND, which resets silent_ticks), so silence that long means
+ * the client is gone, or never existed (a spoofed request). Without this
+ * bound the RPC, its buffers and a NEED_ACK every tick would live forever.
+ */
+static void homa_check_done_server(struct homa_rpc *rpc)
+{
+	struct homa *homa = rpc->hsk->homa;
+	u32 now = homa->timer_ticks;
+	struct homa_need_ack_hdr h = {};
+
+	if (rpc->done_timer_ticks == 0) {
+		rpc->done_timer_ticks = now;
+		rpc->silent_ticks = 0;
+		rpc->need_ack_tick = now + homa->request_ack_ticks;
+		rpc->need_ack_interval = max(homa->request_ack_ticks, 1);
+		return;
+	}
+	rpc->silent_ticks++;
+	if (rpc->silent_ticks >= homa->timeout_ticks) {
+		HOMA_INC(timeouts);
+		HOMA_INC(ack_timeouts);
+		homa_rpc_end(rpc);
+		return;
+	}
+	if ((s32)(now - rpc->need_ack_tick) < 0)
+		return;
+	homa_xmit_control(rpc, NEED_ACK, &h, sizeof(h));
+	rpc->need_ack_tick = now + rpc->need_ack_interval;
+	rpc->need_ack_interval = min_t(u32, 2 * rpc->need_ack_interval,
+				       HOMA_NEED_ACK_MAX_INTERVAL);
+}
+
 /* One RPC, one tick; the socket lock is held. May end the RPC. */
 static void homa_check_rpc(struct homa_rpc *rpc)
 {
 	struct homa *homa = rpc->hsk->homa;
-	struct homa_need_ack_hdr h = {};
 
 	if (rpc->error || rpc->handed_off)
 		return;
@@ -26,16 +65,7 @@ static void homa_check_rpc(struct homa_rpc *rpc)
 			return;
 		}
 		if (!homa_is_client(rpc->id)) {
-			/* Response sent: wait a little, then ask for an ack
-			 * every tick until one comes.
-			 */
-			if (rpc->done_timer_ticks == 0) {
-				rpc->done_timer_ticks = homa->timer_ticks;
-				return;
-			}
-			if (homa->timer_ticks - rpc->done_timer_ticks >=
-			    homa->request_ack_ticks)
-				homa_xmit_control(rpc, NEED_ACK, &h, sizeof(h));
+			homa_check_done_server(rpc);
 			return;
 		}
 	} else if (rpc->state == RPC_INCOMING) {
