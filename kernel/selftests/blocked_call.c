@@ -3,8 +3,13 @@
 #define _GNU_SOURCE
 #include "blocked_call.h"
 
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "homa_msg.h"
@@ -14,6 +19,8 @@ static void *blocked_main(void *arg)
 	struct blocked_call *b = arg;
 	struct homa_rx rx;
 
+	__atomic_store_n(&b->tid, (pid_t)syscall(SYS_gettid),
+			 __ATOMIC_RELEASE);
 	homa_rx_init(&rx);
 	b->result = homa_receive(b->fd, &rx, b->flags, 0, 0);
 	__atomic_store_n(&b->done, 1, __ATOMIC_RELEASE);
@@ -50,4 +57,92 @@ bool blocked_call_finish(struct blocked_call *b)
 	}
 	pthread_join(b->thread, NULL);
 	return by_itself;
+}
+
+static int read_task_file(pid_t pid, pid_t tid, const char *what, char *buf,
+			  size_t n)
+{
+	char path[96];
+	size_t got;
+	FILE *f;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid,
+			 (int)tid, what);
+	else
+		snprintf(path, sizeof(path), "/proc/self/task/%d/%s",
+			 (int)tid, what);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	got = fread(buf, 1, n - 1, f);
+	fclose(f);
+	buf[got] = 0;
+	return 0;
+}
+
+bool task_sleeps_in_recvmsg(pid_t pid, pid_t tid)
+{
+	char buf[512], *p;
+
+	/* stat: "tid (comm) S ..."; comm may contain anything but ')'. */
+	if (read_task_file(pid, tid, "stat", buf, sizeof(buf)) < 0)
+		return false;
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] != 'S')
+		return false;
+	/* syscall: "NR args... sp pc" while in a call, "running" or "-1 ..." */
+	if (read_task_file(pid, tid, "syscall", buf, sizeof(buf)) < 0)
+		return false;
+	return strtol(buf, NULL, 10) == SYS_recvmsg;
+}
+
+int tasks_sleeping_in_recvmsg(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/task");
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' &&
+		    task_sleeps_in_recvmsg(pid, (pid_t)atoi(e->d_name)))
+			n++;
+	closedir(d);
+	return n;
+}
+
+const char *task_wchan(pid_t pid, pid_t tid, char *buf, size_t n)
+{
+	if (read_task_file(pid, tid, "wchan", buf, n) < 0)
+		snprintf(buf, n, "?");
+	return buf;
+}
+
+bool blocked_call_wait_blocked(struct blocked_call *b, int ms)
+{
+	struct timespec ts;
+	long long end;
+	pid_t tid;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	end = ts.tv_sec * 1000LL + ts.tv_nsec / 1000000 + ms;
+	for (;;) {
+		if (__atomic_load_n(&b->done, __ATOMIC_ACQUIRE))
+			return false;
+		tid = __atomic_load_n(&b->tid, __ATOMIC_ACQUIRE);
+		if (tid && task_sleeps_in_recvmsg(0, tid))
+			return true;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (ts.tv_sec * 1000LL + ts.tv_nsec / 1000000 > end)
+			return false;
+		usleep(5 * 1000);
+	}
 }

@@ -16,6 +16,7 @@ struct blocked_call {
 	uint32_t flags;		/* HOMA_RECVMSG_* */
 	ssize_t result;		/* length or -errno, once done */
 	int done;		/* atomic */
+	pid_t tid;		/* atomic; the thread's id once it runs */
 	pthread_t thread;
 };
 
@@ -30,5 +31,25 @@ bool blocked_call_wait(struct blocked_call *b, int ms);
  * to wake it. Returns true when the call had returned by itself.
  */
 bool blocked_call_finish(struct blocked_call *b);
+
+/*
+ * Waits up to @ms until the call's thread really sleeps in recvmsg (see
+ * task_sleeps_in_recvmsg()). Returns true if it does; false if the call
+ * returned or the thread did not block in time.
+ */
+bool blocked_call_wait_blocked(struct blocked_call *b, int ms);
+
+/*
+ * Whether thread @tid of process @pid (0: this process) sleeps in the
+ * recvmsg system call: state 'S' in /proc/PID/task/TID/stat and recvmsg's
+ * number first in /proc/PID/task/TID/syscall.
+ */
+bool task_sleeps_in_recvmsg(pid_t pid, pid_t tid);
+
+/* How many threads of process @pid (0: this one) sleep in recvmsg. */
+int tasks_sleeping_in_recvmsg(pid_t pid);
+
+/* The thread's /proc wchan (for diagnostics), "?" if unreadable. */
+const char *task_wchan(pid_t pid, pid_t tid, char *buf, size_t n);
 
 #endif /* HOMA_SELFTEST_BLOCKED_CALL_H */

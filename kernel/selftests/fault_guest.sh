@@ -10,6 +10,10 @@
 #   fault_guest.sh ready            wait until /tmp/vanish.ready exists
 #   fault_guest.sh sysctl           small segments (one packet per skb),
 #                                   long timeouts, for the lossy runs
+#   fault_guest.sh icmp-ratelimit MS  the ICMP error rate limits of IPv4
+#                                   and IPv6 (0: none, so every packet to a
+#                                   port without a socket gets its ICMP;
+#                                   1000: the kernel's default)
 case "$1" in
 bg)
 	name=$2
@@ -38,8 +42,12 @@ sysctl)
 	echo 1100 > /proc/sys/net/homa/max_gso_size &&
 	echo 1000 > /proc/sys/net/homa/timeout_ticks
 	;;
+icmp-ratelimit)
+	echo "$2" > /proc/sys/net/ipv4/icmp_ratelimit &&
+	echo "$2" > /proc/sys/net/ipv6/icmp/ratelimit
+	;;
 *)
-	echo "usage: $0 bg|wait|sink|sink-kill|ready|sysctl" >&2
+	echo "usage: $0 bg|wait|sink|sink-kill|ready|sysctl|icmp-ratelimit MS" >&2
 	exit 2
 	;;
 esac

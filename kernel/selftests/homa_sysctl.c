@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* homa_sysctl.c - read and write net.homa.* sysctls of the guest. */
+/* homa_sysctl.c - net.homa.* sysctls and Homa metrics; see homa_sysctl.h. */
 #include "homa_sysctl.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void sysctl_path(char *path, size_t n, const char *name)
@@ -54,4 +55,61 @@ int homa_sysctl_set(const char *name, long value)
 
 	snprintf(text, sizeof(text), "%ld", value);
 	return homa_sysctl_write(name, text);
+}
+
+long long homa_metric(const char *name)
+{
+	size_t n = strlen(name);
+	bool prefix = n > 0 && name[n - 1] == '*';
+	char line[160], key[128];
+	long long v, found = -1;
+	FILE *f = fopen("/proc/net/homa_metrics", "r");
+
+	if (!f)
+		return -1;
+	if (prefix)
+		n--;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s %lld", key, &v) != 2 ||
+		    strncmp(key, name, n) != 0 || (!prefix && key[n]))
+			continue;
+		found = (found < 0 ? 0 : found) + v;
+		if (!prefix)
+			break;
+	}
+	fclose(f);
+	return found;
+}
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static bool metric_reaches(const char *name, long long want, int ms,
+			   bool falls)
+{
+	long long end = mono_ms() + ms, v;
+
+	for (;;) {
+		v = homa_metric(name);
+		if (v >= 0 && (falls ? v <= want : v >= want))
+			return true;
+		if (mono_ms() > end)
+			return false;
+		usleep(20 * 1000);
+	}
+}
+
+bool homa_metric_falls_to(const char *name, long long want, int ms)
+{
+	return metric_reaches(name, want, ms, true);
+}
+
+bool homa_metric_rises_to(const char *name, long long want, int ms)
+{
+	return metric_reaches(name, want, ms, false);
 }

@@ -22,6 +22,8 @@
 
 #define PORT_A 1101	/* bound on IPv4 first */
 #define PORT_B 1102	/* bound on IPv6 first */
+#define PORT_C 1103	/* the IPv4 socket's port at close */
+#define PORT_D 1104	/* the IPv6 socket's port at close */
 
 static bool path_exists(const char *p)
 {
@@ -70,6 +72,29 @@ static int bind_family(int fd, int family, uint16_t port, socklen_t len)
 	return bind(fd, &a.sa, len) < 0 ? -errno : 0;
 }
 
+/*
+ * close() returns 0 whatever the protocol does, so the case also checks
+ * what close must have done: @port, held by @fd (another socket of
+ * @family gets EADDRINUSE before the close), can be bound by that
+ * socket after it.
+ */
+static void close_and_rebind(struct ktap *k, int fd, int family,
+			     uint16_t port, const char *name)
+{
+	int probe = homa_socket(family), before, err, after;
+
+	before = probe < 0 ? probe : homa_bind_port(probe, family, port);
+	err = close(fd) < 0 ? -errno : 0;
+	after = probe < 0 ? probe : homa_bind_port(probe, family, port);
+	if (probe >= 0)
+		close(probe);
+	if (before != -EADDRINUSE || err || after)
+		ktap_diag(k, "%s: port %u before close: %s (want EADDRINUSE), close: %s, after: %s",
+			  name, port, errno_name(before), errno_name(err),
+			  errno_name(after));
+	ktap_result(k, before == -EADDRINUSE && !err && !after, "%s", name);
+}
+
 static void test_bind(struct ktap *k)
 {
 	int a4 = homa_socket(AF_INET), b4 = homa_socket(AF_INET);
@@ -102,11 +127,13 @@ static void test_bind(struct ktap *k)
 				    sizeof(struct sockaddr_in)), EINVAL,
 		     "bind_short_ipv6_address_einval");
 
-	/* Closing a bound socket frees its port. */
-	err = close(a4) < 0 ? -errno : 0;
-	expect_errno(k, err, 0, "close_bound_socket");
-	c4 = homa_socket(AF_INET);
-	expect_errno(k, c4 < 0 ? c4 : homa_bind_port(c4, AF_INET, PORT_A), 0,
+	/* Closing a bound socket frees its port: close_and_rebind() binds
+	 * it again with another IPv4 socket (and closes that one); then the
+	 * port is free for IPv6 too (one port space).
+	 */
+	close_and_rebind(k, a4, AF_INET, PORT_A, "close_bound_socket");
+	c4 = homa_socket(AF_INET6);
+	expect_errno(k, c4 < 0 ? c4 : homa_bind_port(c4, AF_INET6, PORT_A), 0,
 		     "port_free_after_close");
 	if (c4 >= 0)
 		close(c4);
@@ -209,7 +236,14 @@ int main(void)
 	test_auto_ports(&k, fd4, fd6);
 	test_bind(&k);
 	test_sockopts(&k, fd4 >= 0 ? fd4 : fd6);
-	expect_errno(&k, close(fd4) < 0 ? -errno : 0, 0, "close_ipv4");
-	expect_errno(&k, close(fd6) < 0 ? -errno : 0, 0, "close_ipv6");
+	/* Give them ports to check after the close (their automatic ports
+	 * cannot be bound explicitly).
+	 */
+	if (fd4 >= 0 && homa_bind_port(fd4, AF_INET, PORT_C))
+		ktap_diag(&k, "binding the IPv4 socket to %d failed", PORT_C);
+	if (fd6 >= 0 && homa_bind_port(fd6, AF_INET6, PORT_D))
+		ktap_diag(&k, "binding the IPv6 socket to %d failed", PORT_D);
+	close_and_rebind(&k, fd4, AF_INET, PORT_C, "close_ipv4");
+	close_and_rebind(&k, fd6, AF_INET6, PORT_D, "close_ipv6");
 	return ktap_finish(&k);
 }

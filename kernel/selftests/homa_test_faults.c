@@ -5,7 +5,9 @@
  *   det --server ADDR --port P
  *       echo RPCs whose first/last/only packets the lab host drops
  *       (fault_host.py drops: the lengths below must match its table);
- *       each must complete, verified, within a bound.
+ *       each must complete, verified, within a bound scaled to a lossless
+ *       echo of (almost) the same size and to the timer tick, both
+ *       measured first in the same run.
  *   random --server ADDR --port P [--count N] [--threads T]
  *       N verified RPCs of every size class over a lossy, reordering,
  *       duplicating link (netem in the guests).
@@ -20,14 +22,18 @@
  *       N requests to a sink; writes FILE once the sink has them all, then
  *       every RPC must fail with one of the errnos within S seconds.
  *   unknown
- *       a server that closes its port and opens it again: the client's
- *       RESEND gets UNKNOWN, the request is sent again and completes.
+ *       per RPC (100, 5000, 150000 B) a server that takes the request,
+ *       closes its port and opens it again: the client's RESEND gets
+ *       UNKNOWN (pkts_rcvd_UNKNOWN rises), the request is sent again and
+ *       completes.
  *   icmp --server ADDR
- *       requests to a port without a socket fail with ENOTCONN.
+ *       every request to a port without a socket fails with ENOTCONN
+ *       (the server's guest must not rate-limit ICMP errors).
  *   lifecycle --server ADDR --port P --sink-port Q
  *       shutdown/close/process exit with thousands of RPCs in flight and
- *       threads blocked in recvmsg; then rmmod homa must succeed (and the
- *       module is loaded again).
+ *       threads blocked in recvmsg (waited for in /proc): every RPC is
+ *       freed (client_rpcs_live and server_rpcs_live fall back); then
+ *       rmmod homa must succeed (and the module is loaded again).
  *   metric NAME OP VALUE ...
  *       KTAP: conditions on /proc/net/homa_metrics (OP: > >= == <).
  *
@@ -50,6 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blocked_call.h"
 #include "homa_addr.h"
 #include "homa_msg.h"
 #include "homa_sock.h"
@@ -71,47 +78,24 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-/*
- * A value of /proc/net/homa_metrics, or -1. A @name ending in '*' is the
- * sum of every counter whose name starts with the rest ("pkts_rcvd_*").
- */
+static long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+/* A metric of /proc/net/homa_metrics ("prefix_*": the sum), or -1. */
 static long long metric(const char *name)
 {
-	size_t n = strlen(name);
-	bool prefix = n > 0 && name[n - 1] == '*';
-	char line[160], key[128];
-	long long v, found = -1;
-	FILE *f = fopen("/proc/net/homa_metrics", "r");
-
-	if (!f)
-		return -1;
-	if (prefix)
-		n--;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%127s %lld", key, &v) != 2 ||
-		    strncmp(key, name, n) != 0 || (!prefix && key[n]))
-			continue;
-		found = (found < 0 ? 0 : found) + v;
-		if (!prefix)
-			break;
-	}
-	fclose(f);
-	return found;
+	return homa_metric(name);
 }
 
 /* Whether metric @name falls to @want or below within @seconds. */
 static bool metric_falls_to(const char *name, long long want, int seconds)
 {
-	long long end = now_ms() + seconds * 1000LL, v;
-
-	for (;;) {
-		v = metric(name);
-		if (v >= 0 && v <= want)
-			return true;
-		if (now_ms() > end)
-			return false;
-		usleep(50000);
-	}
+	return homa_metric_falls_to(name, want, seconds * 1000);
 }
 
 static const char *opt(int argc, char **argv, const char *name,
@@ -142,94 +126,187 @@ static int server_addr(int argc, char **argv, const char *name,
 /* det: the lengths of fault_host.py's deterministic drops. */
 struct det_case {
 	size_t len;
-	int bound_s;
+	int watchdog_s;		/* only against a hang; the bound is measured */
 	const char *what;
 };
 
 static const struct det_case det4[] = {
-	{ 700, 2, "request's only packet lost" },
-	{ 3000, 2, "request's first packet lost" },
-	{ 3001, 2, "request's last packet lost" },
-	{ 701, 2, "response's only packet lost" },
-	{ 3002, 2, "response's first packet lost" },
-	{ 3003, 2, "response's last packet lost (NEED_ACK must not stall)" },
-	{ 200000, 20, "200000 B: request first+middle, response last lost" },
-	{ 1000000, 60, "1000000 B: request middle, response last lost" },
+	{ 700, 30, "request's only packet lost" },
+	{ 3000, 30, "request's first packet lost" },
+	{ 3001, 30, "request's last packet lost" },
+	{ 701, 30, "response's only packet lost" },
+	{ 3002, 30, "response's first packet lost" },
+	{ 3003, 30, "response's last packet lost (NEED_ACK must not stall)" },
+	{ 200000, 60, "200000 B: request first+middle, response last lost" },
+	{ 1000000, 120, "1000000 B: request middle, response last lost" },
 };
 
 static const struct det_case det6[] = {
-	{ 702, 2, "request's only packet lost" },
-	{ 3004, 2, "request's first packet lost" },
-	{ 3005, 2, "request's last packet lost" },
-	{ 703, 2, "response's only packet lost" },
-	{ 3006, 2, "response's first packet lost" },
-	{ 3007, 2, "response's last packet lost (NEED_ACK must not stall)" },
-	{ 200001, 20, "200001 B: request first, response last lost" },
-	{ 999999, 60, "999999 B: response last lost" },
+	{ 702, 30, "request's only packet lost" },
+	{ 3004, 30, "request's first packet lost" },
+	{ 3005, 30, "request's last packet lost" },
+	{ 703, 30, "response's only packet lost" },
+	{ 3006, 30, "response's first packet lost" },
+	{ 3007, 30, "response's last packet lost (NEED_ACK must not stall)" },
+	{ 200001, 60, "200001 B: request first, response last lost" },
+	{ 999999, 120, "999999 B: response last lost" },
 };
+
+/*
+ * The baseline of a case is an echo of DET_BASE_SHORTER bytes less: the
+ * same number of packets, but a length no drop filter of fault_host.py
+ * matches (its filters match the exact message length).
+ */
+#define DET_BASE_SHORTER 16
+#define DET_TICK_PORT 730
+/*
+ * Recovery takes one or two resend periods; a stall (the NEED_ACK bug)
+ * lasts until a timeout (timeout_ticks, 1000 in these runs) or forever.
+ * 50 periods (250 ticks) leave room for a busy shared host while staying
+ * well under a timeout.
+ */
+#define DET_RESEND_PERIODS 50
+
+/*
+ * Milliseconds per timer tick in this guest now (the timer thread slows
+ * down on a busy TCG guest). A local socket takes a request and never
+ * answers; the client asks for the response (RESEND) after resend_ticks
+ * silent ticks, and again resend_ticks after each BUSY answer: four
+ * RESENDs take about 4 * resend_ticks ticks. -1 on failure.
+ */
+static double measure_tick_ms(int fam, long resend_ticks)
+{
+	struct homa_ep srv, cli;
+	union homa_addr to;
+	struct homa_rx rx;
+	long long r0, t0;
+	double ms = -1;
+	uint8_t b = 1;
+	uint64_t id;
+
+	if (resend_ticks <= 0 || homa_ep_open(&srv, fam, DET_TICK_PORT, 4))
+		return -1;
+	if (homa_ep_open(&cli, fam, 0, 4)) {
+		homa_ep_close(&srv);
+		return -1;
+	}
+	homa_addr_loopback(&to, fam, DET_TICK_PORT);
+	homa_rx_init(&rx);
+	r0 = metric("resend_requests_sent");
+	if (!homa_send_request_buf(cli.fd, &to, &b, 1, 1, &id) &&
+	    homa_receive(srv.fd, &rx, HOMA_RECVMSG_REQUEST, 0, 0) == 1) {
+		t0 = now_us();
+		while (metric("resend_requests_sent") < r0 + 4 &&
+		       now_us() - t0 < 30000000)
+			usleep(200);
+		if (metric("resend_requests_sent") >= r0 + 4)
+			ms = (double)(now_us() - t0) / 1000.0 /
+			     (4.0 * (double)resend_ticks);
+	}
+	homa_ep_close(&cli);
+	homa_ep_close(&srv);
+	return ms;
+}
 
 static int run_det(int argc, char **argv)
 {
 	union homa_addr srv;
 	int fam = server_addr(argc, argv, "--server", &srv);
 	const struct det_case *c = fam == AF_INET ? det4 : det6;
-	int n = 8, i;
-	long long unknown0 = metric("pkts_rcvd_UNKNOWN");
-	long long rr0 = metric("resend_requests_sent");
-	long long rp0 = metric("resent_packets");
+	int n = 8, i, v = fam == AF_INET ? 4 : 6;
+	long resend_ticks = homa_sysctl_read("resend_ticks");
+	long long unknown0, rr0, rp0;
+	double tick_ms;
 	struct rpc_result res;
 	struct homa_ep ep;
 	struct homa_rx rx;
 	uint8_t *buf;
 
-	ktap_start(&k, n + 3);
+	ktap_start(&k, 1 + n + 3);
 	buf = malloc(HOMA_MAX_MESSAGE_LENGTH);
 	if (!buf || homa_ep_open(&ep, fam, 0, 64)) {
 		ktap_diag(&k, "set-up failed: %s", strerror(errno));
 		return ktap_finish(&k);
 	}
 	homa_rx_init(&rx);
+	watchdog_arm(&wd, 60, "det: tick length");
+	tick_ms = measure_tick_ms(fam, resend_ticks);
+	watchdog_disarm(&wd);
+	ktap_diag(&k, "timer tick here: %.3f ms (resend_ticks %ld)", tick_ms,
+		  resend_ticks);
+	/* A first echo sets up the peer (and its neighbour entry). */
+	watchdog_arm(&wd, 60, "det: first echo");
+	ktap_result(&k, tick_ms > 0 &&
+		    rpc_echo_checked(&ep, &rx, &srv, buf, 100, 999, 1, &res),
+		    "det IPv%d: timer tick measured, a first echo verified", v);
+	watchdog_disarm(&wd);
+	unknown0 = metric("pkts_rcvd_UNKNOWN");
+	rr0 = metric("resend_requests_sent");
+	rp0 = metric("resent_packets");
 	for (i = 0; i < n; i++) {
 		/* Small cases run several times (the filter drops every
 		 * first transmission): a stall that only sometimes happens
 		 * (the NEED_ACK bug) shows up in the total.
 		 */
 		int reps = c[i].len < 10000 ? 5 : 1, r;
-		long long total = 0, worst = 0, dt, t0;
-		bool ok = true;
+		long long total = 0, worst = 0, dt, t0, base = 0;
+		double allow_ms;
+		bool ok, base_ok;
 
-		watchdog_arm(&wd, reps * c[i].bound_s + 30, c[i].what);
+		watchdog_arm(&wd, (reps + 1) * c[i].watchdog_s, c[i].what);
+		/* Baseline: the same size (minus a few bytes), no loss. */
+		t0 = now_us();
+		base_ok = rpc_echo_checked(&ep, &rx, &srv, buf,
+					   c[i].len - DET_BASE_SHORTER,
+					   2000 + i, 1, &res);
+		base = now_us() - t0;
+		if (!base_ok)
+			ktap_diag(&k, "%s: baseline echo: %s %s %s", c[i].what,
+				  res.stage, res.err ? strerror(-res.err) : "",
+				  res.detail);
+		ok = base_ok;
 		for (r = 0; r < reps && ok; r++) {
-			t0 = now_ms();
+			t0 = now_us();
 			ok = rpc_echo_checked(&ep, &rx, &srv, buf, c[i].len,
 					      1000 + i * 10 + r, 1, &res);
-			dt = now_ms() - t0;
+			dt = now_us() - t0;
 			total += dt;
 			if (dt > worst)
 				worst = dt;
 		}
 		watchdog_disarm(&wd);
-		if (!ok)
+		if (!ok && base_ok)
 			ktap_diag(&k, "%s: %s %s %s", c[i].what, res.stage,
 				  res.err ? strerror(-res.err) : "",
 				  res.detail);
-		/* Small ones: each within half the bound, all within it. */
-		ktap_result(&k, ok && worst <= c[i].bound_s *
-			    (reps > 1 ? 500LL : 1000LL) &&
-			    total <= c[i].bound_s * 1000LL,
-			    "IPv%d %zu B x%d, %s: verified, slowest %lld ms, all %lld ms (bound %d s)",
-			    fam == AF_INET ? 4 : 6, c[i].len, reps, c[i].what,
-			    worst, total, c[i].bound_s);
+		/*
+		 * Each repetition within four baselines plus
+		 * DET_RESEND_PERIODS resend periods of this guest's ticks;
+		 * all of them within twice that.
+		 */
+		allow_ms = 4.0 * (double)base / 1000.0 +
+			   DET_RESEND_PERIODS * (double)resend_ticks * tick_ms;
+		ktap_diag(&k, "IPv%d %zu B x%d (%s): slowest %.1f ms, all %.1f ms; baseline (%zu B, no loss) %.1f ms, so bound %.1f ms each, %.1f ms all",
+			  v, c[i].len, reps, c[i].what, worst / 1000.0,
+			  total / 1000.0, c[i].len - DET_BASE_SHORTER,
+			  base / 1000.0, allow_ms,
+			  reps > 1 ? 2 * allow_ms : allow_ms);
+		ktap_result(&k, ok && tick_ms > 0 &&
+			    worst / 1000.0 <= allow_ms &&
+			    total / 1000.0 <= (reps > 1 ? 2 : 1) * allow_ms,
+			    "IPv%d %zu B x%d, %s: verified, within the bound scaled to a lossless echo",
+			    v, c[i].len, reps, c[i].what);
 	}
+	ktap_diag(&k, "resend_requests_sent +%lld, resent_packets +%lld, pkts_rcvd_UNKNOWN +%lld",
+		  metric("resend_requests_sent") - rr0,
+		  metric("resent_packets") - rp0,
+		  metric("pkts_rcvd_UNKNOWN") - unknown0);
 	ktap_result(&k, metric("resend_requests_sent") > rr0,
-		    "the client asked for retransmissions (resend_requests_sent +%lld)",
-		    metric("resend_requests_sent") - rr0);
+		    "the client asked for retransmissions (resend_requests_sent rose)");
 	ktap_result(&k, metric("resent_packets") > rp0,
-		    "the client retransmitted request packets (resent_packets +%lld)",
-		    metric("resent_packets") - rp0);
+		    "the client retransmitted request packets (resent_packets rose)");
 	ktap_result(&k, metric("pkts_rcvd_UNKNOWN") > unknown0,
-		    "a lost first request packet was recovered through UNKNOWN (+%lld)",
-		    metric("pkts_rcvd_UNKNOWN") - unknown0);
+		    "a lost first request packet was recovered through UNKNOWN");
 	homa_ep_close(&ep);
 	free(buf);
 	return ktap_finish(&k);
@@ -515,25 +592,30 @@ static int run_sink(int argc, char **argv)
  * Watches for the peer's last sign of life: the time the guest last
  * received any Homa packet (while RPCs to a sink wait, the sink answers
  * the client's RESENDs with BUSY, so packets keep coming until it is gone).
+ * A packet counted by a read was received after the previous read began:
+ * that start is the time recorded (the earliest the packet can have come),
+ * so the silence measured is never shorter than the real one.
  */
 struct life_watch {
 	pthread_t thread;
 	atomic_int stop;
-	atomic_llong last_rx_ms;
+	atomic_llong last_rx_us;
 };
 
 static void *life_watch_main(void *arg)
 {
 	struct life_watch *w = arg;
-	long long seen = metric("pkts_rcvd_*"), n;
+	long long t_prev = now_us(), seen = metric("pkts_rcvd_*"), n, t;
 
 	while (!atomic_load(&w->stop)) {
+		t = now_us();
 		n = metric("pkts_rcvd_*");
 		if (n != seen) {
 			seen = n;
-			atomic_store(&w->last_rx_ms, now_ms());
+			atomic_store(&w->last_rx_us, t_prev);
 		}
-		usleep(2000);
+		t_prev = t;
+		usleep(1000);
 	}
 	return NULL;
 }
@@ -548,7 +630,7 @@ static int run_vanish(int argc, char **argv)
 	const char *ready = opt(argc, argv, "--ready", "/tmp/vanish.ready");
 	long got = 0, bad = 0, i;
 	int bad_err = 0;
-	long long t0 = 0, last = 0, silent, timeouts0;
+	long long t0 = 0, t0_us = 0, last = 0, silent, timeouts0;
 	long sent_bad;
 	long ticks = homa_sysctl_read("timeout_ticks");
 	struct life_watch life;
@@ -573,7 +655,7 @@ static int run_vanish(int argc, char **argv)
 	sleep((unsigned int)atoi(opt(argc, argv, "--settle", "3")));
 	ktap_diag(&k, "%ld requests sent (%ld failed to send)", count, bad);
 	atomic_store(&life.stop, 0);
-	atomic_store(&life.last_rx_ms, now_ms());
+	atomic_store(&life.last_rx_us, now_us());
 	pthread_create(&life.thread, NULL, life_watch_main, &life);
 	close(open(ready, O_CREAT | O_WRONLY, 0644));
 	watchdog_arm(&wd, bound + 300, "vanish: RPCs fail");
@@ -586,8 +668,10 @@ static int run_vanish(int argc, char **argv)
 				   r == -EPROTONOSUPPORT ? "EPROTONOSUPPORT" :
 				   r == -EHOSTUNREACH ? "EHOSTUNREACH" : "?";
 
-		if (!t0)
-			t0 = now_ms();
+		if (!t0) {
+			t0_us = now_us();
+			t0 = t0_us / 1000;
+		}
 		last = now_ms();
 		if (r >= 0 || !strstr(expect, name)) {
 			bad++;
@@ -598,12 +682,13 @@ static int run_vanish(int argc, char **argv)
 	atomic_store(&life.stop, 1);
 	pthread_join(life.thread, NULL);
 	unlink(ready);
-	silent = t0 - atomic_load(&life.last_rx_ms);
-	ktap_diag(&k, "the peer was last heard %lld ms before the first failure; the last failure %lld ms after the first (timeout_ticks %ld)",
-		  silent, last - t0, ticks);
-	ktap_result(&k, bad == 0, "all %ld RPCs failed with %s (%ld did not; last %d)",
-		    count, expect, bad, bad_err);
-	if (strcmp(expect, "ETIMEDOUT") == 0)
+	silent = t0_us - atomic_load(&life.last_rx_us);	/* us */
+	ktap_diag(&k, "the peer was last heard %.3f ms before the first failure; the last failure %lld ms after the first (timeout_ticks %ld)",
+		  silent / 1000.0, last - t0, ticks);
+	ktap_diag(&k, "%ld RPCs, %ld did not fail with %s (last %d)", count,
+		  bad, expect, bad_err);
+	ktap_result(&k, bad == 0, "every RPC failed with one of %s", expect);
+	if (strcmp(expect, "ETIMEDOUT") == 0) {
 		/*
 		 * A tick is 1 ms at best: never earlier than timeout_ticks ms
 		 * after the peer fell silent. A busy TCG guest on the debug
@@ -611,27 +696,39 @@ static int run_vanish(int argc, char **argv)
 		 * for, 100 ticks took about 3 s), so the upper bound is
 		 * --bound seconds. Every RPC is counted as a timeout.
 		 */
-		ktap_result(&k, ticks > 0 && silent >= ticks / 2 &&
-			    silent <= bound * 1000LL &&
+		ktap_diag(&k, "silence before the first timeout %.3f ms (timeout_ticks %ld), all within %lld ms (bound %d s), metric timeouts +%lld for %ld RPCs",
+			  silent / 1000.0, ticks, last - t0, bound,
+			  metric("timeouts") - timeouts0, count - sent_bad);
+		ktap_result(&k, ticks > 0 && silent >= ticks * 1000LL &&
+			    silent <= bound * 1000000LL &&
 			    last - t0 <= bound * 1000LL &&
 			    metric("timeouts") - timeouts0 == count - sent_bad,
-			    "they timed out no earlier than %ld ticks of silence (%lld ms) and within %d s; metric timeouts +%lld",
-			    ticks, silent, bound, metric("timeouts") - timeouts0);
-	else
+			    "they timed out no earlier than timeout_ticks ms of silence, within the bound, each counted in the timeouts metric");
+	} else {
+		ktap_diag(&k, "the last failure %lld ms after the first (bound %d s)",
+			  last - t0, bound);
 		ktap_result(&k, last - t0 <= bound * 1000LL,
-			    "all failed within %d s of the first", bound);
+			    "all failed within the bound of the first");
+	}
 	homa_ep_close(&ep);
 	return ktap_finish(&k);
 }
 
 /* ------------------------------------------------------------------ */
-/* unknown: the server loses its RPCs (socket closed, port reopened). */
+/*
+ * unknown: the server loses its RPC (socket closed, port reopened). One
+ * server per RPC: it takes exactly one request, forgets it by closing its
+ * socket, opens the port again and echoes what comes next. The client's
+ * RESEND then gets UNKNOWN and the client sends the request again (the
+ * start of it; the server asks for the rest with RESENDs).
+ */
 struct reopen_server {
 	uint16_t port;
 	int family;
-	int rounds;
 	int err;
+	atomic_int bound;	/* the first socket has its port */
 	atomic_int final_fd;	/* the last socket, for shutdown */
+	long served;		/* requests echoed by the last socket */
 };
 
 static void *reopen_main(void *arg)
@@ -639,21 +736,21 @@ static void *reopen_main(void *arg)
 	struct reopen_server *s = arg;
 	struct homa_ep ep;
 	struct homa_rx rx;
-	int i;
 
-	for (i = 0; i < s->rounds; i++) {
-		if (homa_ep_open(&ep, s->family, s->port, 64)) {
-			s->err = errno;
-			return NULL;
-		}
-		homa_rx_init(&rx);
-		/* Take the request, then forget it by closing the socket. */
-		if (homa_receive(ep.fd, &rx, HOMA_RECVMSG_REQUEST, 0, 0) < 0)
-			s->err = errno;
-		homa_ep_close(&ep);
-	}
 	if (homa_ep_open(&ep, s->family, s->port, 64)) {
 		s->err = errno;
+		atomic_store(&s->bound, -1);
+		return NULL;
+	}
+	atomic_store(&s->bound, 1);
+	homa_rx_init(&rx);
+	/* Take the request, then forget it by closing the socket. */
+	if (homa_receive(ep.fd, &rx, HOMA_RECVMSG_REQUEST, 0, 0) < 0)
+		s->err = errno;
+	homa_ep_close(&ep);
+	if (homa_ep_open(&ep, s->family, s->port, 64)) {
+		s->err = errno;
+		atomic_store(&s->final_fd, -2);
 		return NULL;
 	}
 	atomic_store(&s->final_fd, ep.fd);
@@ -664,6 +761,8 @@ static void *reopen_main(void *arg)
 
 		if (r < 0 && echo_error_is_final((int)-r))
 			break;
+		if (r >= 0)
+			s->served++;
 	}
 	homa_ep_close(&ep);
 	return NULL;
@@ -673,81 +772,84 @@ static int run_unknown(void)
 {
 	static const size_t lens[] = { 100, 5000, 150000 };
 	int fams[2] = { AF_INET, AF_INET6 }, f, i;
-	long long u0 = metric("pkts_rcvd_UNKNOWN");
-	FILE *rt;
+	long old_timeout = homa_sysctl_read("timeout_ticks");
+	long old_resend = homa_sysctl_read("resend_ticks");
+	uint8_t *buf = malloc(200000);
 
 	/* The server must reopen its port before the client's first RESEND
-	 * (else ICMP port unreachable ends the RPC): 200 ms here.
+	 * (else ICMP port unreachable ends the RPC): 200 ticks here.
 	 */
-	rt = fopen("/proc/sys/net/homa/timeout_ticks", "w");
-	if (rt) {
-		fputs("2000\n", rt);
-		fclose(rt);
-	}
-	rt = fopen("/proc/sys/net/homa/resend_ticks", "w");
-	if (rt) {
-		fputs("200\n", rt);
-		fclose(rt);
-	}
-	ktap_start(&k, 7);
+	homa_sysctl_set("timeout_ticks", 2000);
+	homa_sysctl_set("resend_ticks", 200);
+	ktap_start(&k, 6);
 	for (f = 0; f < 2; f++) {
-		struct reopen_server s = { 710 + f, fams[f], 3, 0, -1 };
-		struct rpc_result res;
 		union homa_addr srv;
 		struct homa_ep ep;
 		struct homa_rx rx;
-		pthread_t th;
-		uint8_t *buf = malloc(200000);
 
-		pthread_create(&th, NULL, reopen_main, &s);
-		usleep(300000);
-		homa_addr_loopback(&srv, fams[f], s.port);
-		homa_ep_open(&ep, fams[f], 0, 64);
+		homa_addr_loopback(&srv, fams[f], (uint16_t)(710 + f));
+		if (!buf || homa_ep_open(&ep, fams[f], 0, 64)) {
+			for (i = 0; i < 3; i++)
+				ktap_result(&k, false,
+					    "IPv%d %zu B: set-up", f ? 6 : 4,
+					    lens[i]);
+			continue;
+		}
 		homa_rx_init(&rx);
 		for (i = 0; i < 3; i++) {
-			long long t0 = now_ms();
+			struct reopen_server s = { .port = (uint16_t)(710 + f),
+						   .family = fams[f] };
+			long long u0 = metric("pkts_rcvd_UNKNOWN"), t0, u;
+			struct rpc_result res;
+			pthread_t th;
 			bool ok;
 
+			atomic_store(&s.bound, 0);
+			atomic_store(&s.final_fd, -1);
 			watchdog_arm(&wd, 60, "unknown: request sent again");
-			ok = rpc_echo_checked(&ep, &rx, &srv, buf, lens[i],
+			pthread_create(&th, NULL, reopen_main, &s);
+			while (atomic_load(&s.bound) == 0)
+				usleep(1000);
+			t0 = now_ms();
+			ok = atomic_load(&s.bound) > 0 &&
+			     rpc_echo_checked(&ep, &rx, &srv, buf, lens[i],
 					      50 + i, 1, &res);
-			watchdog_disarm(&wd);
 			if (!ok)
 				ktap_diag(&k, "%s %s %s", res.stage,
 					  res.err ? strerror(-res.err) : "",
 					  res.detail);
-			ktap_result(&k, ok,
-				    "IPv%d %zu B: the server forgot the request; UNKNOWN made the client send it again (%lld ms)",
-				    f ? 6 : 4, lens[i], now_ms() - t0);
+			/* End the server: its last socket, once open. */
+			while (atomic_load(&s.final_fd) == -1)
+				usleep(1000);
+			if (atomic_load(&s.final_fd) >= 0)
+				shutdown(atomic_load(&s.final_fd), SHUT_RDWR);
+			pthread_join(th, NULL);
+			watchdog_disarm(&wd);
+			if (s.err)
+				ktap_diag(&k, "server thread: %s",
+					  strerror(s.err));
+			u = metric("pkts_rcvd_UNKNOWN") - u0;
+			ktap_diag(&k, "IPv%d %zu B: %lld ms, UNKNOWN packets received +%lld, requests echoed after the reopen %ld",
+				  f ? 6 : 4, lens[i], now_ms() - t0, u,
+				  s.served);
+			ktap_result(&k, ok && u > 0 && s.served == 1,
+				    "IPv%d %zu B: the server forgot the request; UNKNOWN made the client send it again",
+				    f ? 6 : 4, lens[i]);
 		}
-		watchdog_arm(&wd, 60, "unknown: server thread ends");
-		while (atomic_load(&s.final_fd) < 0)
-			usleep(10000);
-		shutdown(atomic_load(&s.final_fd), SHUT_RDWR);
-		pthread_join(th, NULL);
-		watchdog_disarm(&wd);
-		if (s.err)
-			ktap_diag(&k, "server thread: %s", strerror(s.err));
 		homa_ep_close(&ep);
-		free(buf);
 	}
-	rt = fopen("/proc/sys/net/homa/resend_ticks", "w");
-	if (rt) {
-		fputs("5\n", rt);
-		fclose(rt);
-	}
-	rt = fopen("/proc/sys/net/homa/timeout_ticks", "w");
-	if (rt) {
-		fputs("100\n", rt);
-		fclose(rt);
-	}
-	ktap_result(&k, metric("pkts_rcvd_UNKNOWN") > u0,
-		    "the client received UNKNOWN packets (+%lld)",
-		    metric("pkts_rcvd_UNKNOWN") - u0);
+	free(buf);
+	homa_sysctl_set("resend_ticks", old_resend > 0 ? old_resend : 5);
+	homa_sysctl_set("timeout_ticks", old_timeout > 0 ? old_timeout : 100);
 	return ktap_finish(&k);
 }
 
-/* icmp: a port without a socket answers ICMP port unreachable. */
+/*
+ * icmp: a port without a socket answers ICMP port unreachable, and that
+ * ends the RPC with ENOTCONN. The server's guest must not rate-limit its
+ * ICMP errors (fault_guest.sh icmp-ratelimit 0 there): every RPC must get
+ * ENOTCONN, none may time out instead.
+ */
 static int run_icmp(int argc, char **argv)
 {
 	union homa_addr srv;
@@ -757,32 +859,38 @@ static int run_icmp(int argc, char **argv)
 	struct homa_rx rx;
 	uint8_t buf[3000];
 	uint64_t id;
-	int i, bad = 0, enotconn = 0;
+	int i, bad = 0, enotconn = 0, timedout = 0, unsent = 0;
 	ssize_t r = 0;
 
 	ktap_start(&k, 1);
-	homa_ep_open(&ep, fam, 0, 64);
+	if (homa_ep_open(&ep, fam, 0, 64)) {
+		ktap_diag(&k, "socket: %s", strerror(errno));
+		return ktap_finish(&k);
+	}
 	homa_rx_init(&rx);
 	memset(buf, 1, sizeof(buf));
 	t0 = now_ms();
 	watchdog_arm(&wd, 60, "icmp");
 	for (i = 0; i < 20; i++)
-		homa_send_request_buf(ep.fd, &srv, buf, 1 + i * 100, 0, &id);
-	for (i = 0; i < 20; i++) {
+		if (homa_send_request_buf(ep.fd, &srv, buf, 1 + i * 100, 0,
+					  &id))
+			unsent++;
+	for (i = 0; i < 20 - unsent; i++) {
 		r = homa_receive(ep.fd, &rx, HOMA_RECVMSG_RESPONSE, 0, 0);
-		/* ICMP is rate-limited (ICMPv6 per peer): RPCs whose
-		 * packets got no ICMP time out instead.
-		 */
 		if (r == -ENOTCONN)
 			enotconn++;
-		else if (r != -ETIMEDOUT)
+		else if (r == -ETIMEDOUT)
+			timedout++;
+		else
 			bad++;
 	}
 	watchdog_disarm(&wd);
 	dt = now_ms() - t0;
-	ktap_result(&k, bad == 0 && enotconn > 0 && dt < 10000,
-		    "IPv%d: 20 RPCs to a port without a socket: %d ENOTCONN (ICMP port unreachable), the rest ETIMEDOUT, in %lld ms (%d wrong)",
-		    fam == AF_INET ? 4 : 6, enotconn, dt, bad);
+	ktap_diag(&k, "IPv%d: 20 RPCs to a port without a socket: %d not sent, %d ENOTCONN, %d ETIMEDOUT, %d other, in %lld ms",
+		  fam == AF_INET ? 4 : 6, unsent, enotconn, timedout, bad, dt);
+	ktap_result(&k, unsent == 0 && enotconn == 20 && dt < 10000,
+		    "IPv%d: every RPC to a port without a socket fails with ENOTCONN (ICMP port unreachable) within 10 s",
+		    fam == AF_INET ? 4 : 6);
 	homa_ep_close(&ep);
 	return ktap_finish(&k);
 }
@@ -858,6 +966,65 @@ static bool rmmod_homa(long long *ms)
 	return st == 0;
 }
 
+/* Waits up to @secs until @n threads of @pid (0: this process) sleep in
+ * recvmsg; returns how many did at the end.
+ */
+static int wait_sleeping_in_recvmsg(pid_t pid, int n, int secs)
+{
+	long long end = now_ms() + secs * 1000LL;
+	int got;
+
+	for (;;) {
+		got = tasks_sleeping_in_recvmsg(pid);
+		if (got >= n || now_ms() > end)
+			return got;
+		usleep(20000);
+	}
+}
+
+/* What the lifecycle child reports once it is set up. */
+struct child_report {
+	int err;	/* 0 or errno of the first failed step */
+	int sent;	/* requests sent */
+};
+
+/*
+ * The lifecycle child: a client socket with RPCs to the peer's sink and
+ * echo and to its own server socket, 4 threads in recvmsg (2 on each
+ * socket); reports on @wfd, then waits to be killed.
+ */
+static void lifecycle_child(int wfd, int fam, const union homa_addr *sink,
+			    const union homa_addr *echo, int many)
+{
+	struct child_report cr = { 0, 0 };
+	struct homa_ep ep, srv;
+	union homa_addr local;
+	struct blocked b[4];
+	int i, want = many / 2 * 2 + 200;
+
+	if (homa_ep_open(&ep, fam, 0, 256) ||
+	    homa_ep_open(&srv, fam, 721, 256)) {
+		cr.err = errno ? errno : EIO;
+	} else {
+		homa_addr_loopback(&local, fam, 721);
+		cr.sent = flood(ep.fd, sink, many / 2) +
+			  flood(ep.fd, echo, many / 2) +
+			  flood(ep.fd, &local, 200);
+		if (cr.sent != want)
+			cr.err = EIO;
+		for (i = 0; i < 4 && !cr.err; i++) {
+			b[i].fd = i < 2 ? ep.fd : srv.fd;
+			atomic_store(&b[i].done, 0);
+			cr.err = pthread_create(&b[i].thread, NULL,
+						blocked_main, &b[i]);
+		}
+	}
+	if (write(wfd, &cr, sizeof(cr)) != (ssize_t)sizeof(cr))
+		_exit(1);
+	for (;;)
+		pause();
+}
+
 static int run_lifecycle(int argc, char **argv)
 {
 	union homa_addr echo, sink;
@@ -867,9 +1034,10 @@ static int run_lifecycle(int argc, char **argv)
 	struct blocked b[4];
 	struct homa_ep ep, srv;
 	union homa_addr local;
-	long long ms, live0, live, srv0;
-	int i, sent, st;
-	bool ok;
+	struct child_report cr;
+	long long ms, live0, live, srv0, svl;
+	int i, sent, st, err, asleep, rebind, pfd[2];
+	bool ok, fell;
 	pid_t pid;
 
 	sink = echo;
@@ -879,21 +1047,35 @@ static int run_lifecycle(int argc, char **argv)
 		sink.in6.sin6_port = htons((uint16_t)sink_port);
 	ktap_start(&k, 6);
 
-	/* 1: shutdown with thousands in flight and 4 threads blocked. */
+	/* 1: shutdown with thousands in flight and 4 threads blocked in
+	 * recvmsg (waited for: each sleeps in the call) returns ESHUTDOWN
+	 * to all four; closing then frees every client RPC.
+	 */
 	watchdog_arm(&wd, 300, "lifecycle: shutdown");
-	homa_ep_open(&ep, fam, 0, 256);
-	sent = flood(ep.fd, &sink, many / 2) + flood(ep.fd, &echo, many / 2);
-	for (i = 0; i < 4; i++) {
+	live0 = metric("client_rpcs_live");
+	srv0 = metric("server_rpcs_live");
+	err = homa_ep_open(&ep, fam, 0, 256);
+	sent = err ? 0 : flood(ep.fd, &sink, many / 2) +
+			 flood(ep.fd, &echo, many / 2);
+	live = metric("client_rpcs_live");
+	for (i = 0; i < 4 && !err; i++) {
 		b[i].fd = ep.fd;
 		atomic_store(&b[i].done, 0);
 		pthread_create(&b[i].thread, NULL, blocked_main, &b[i]);
 	}
-	usleep(500000);
-	shutdown(ep.fd, SHUT_RDWR);
-	ktap_result(&k, blocked_all_return(b, 4, 20, ESHUTDOWN),
-		    "shutdown with %d RPCs in flight: 4 blocked recvmsg calls return ESHUTDOWN",
-		    sent);
+	/* The echo's responses keep them busy for a while. */
+	asleep = err ? 0 : wait_sleeping_in_recvmsg(0, 4, 120);
+	if (!err)
+		shutdown(ep.fd, SHUT_RDWR);
+	ok = !err && blocked_all_return(b, 4, 20, ESHUTDOWN);
 	homa_ep_close(&ep);
+	fell = metric_falls_to("client_rpcs_live", live0, 30) &&
+	       metric_falls_to("server_rpcs_live", srv0, 30);
+	ktap_diag(&k, "shutdown: %s, %d RPCs sent, client RPCs live %lld -> %lld, now %lld; %d threads slept in recvmsg before the shutdown",
+		  strerror(-err), sent, live0, live,
+		  metric("client_rpcs_live"), asleep);
+	ktap_result(&k, ok && asleep >= 4 && sent > 0 && live > live0 && fell,
+		    "shutdown with thousands of RPCs in flight: 4 blocked recvmsg calls return ESHUTDOWN, close frees every RPC");
 	watchdog_disarm(&wd);
 
 	/* 2: close with thousands in flight (no thread in a call): close
@@ -901,27 +1083,39 @@ static int run_lifecycle(int argc, char **argv)
 	 */
 	watchdog_arm(&wd, 300, "lifecycle: close");
 	live0 = metric("client_rpcs_live");
-	homa_ep_open(&ep, fam, 0, 256);
-	sent = flood(ep.fd, &sink, many / 2) + flood(ep.fd, &echo, many / 2);
+	srv0 = metric("server_rpcs_live");
+	err = homa_ep_open(&ep, fam, 0, 256);
+	sent = err ? 0 : flood(ep.fd, &sink, many / 2) +
+			 flood(ep.fd, &echo, many / 2);
 	usleep(300000);
 	live = metric("client_rpcs_live");
-	st = close(ep.fd);
+	st = err ? -1 : close(ep.fd);
 	ep.fd = -1;
 	homa_ep_close(&ep);
-	ktap_result(&k, st == 0 && live > live0 &&
-		    metric_falls_to("client_rpcs_live", live0, 10),
-		    "close with %d RPCs in flight (%lld live) returns 0 and frees them (live now %lld, before %lld)",
-		    sent, live - live0, metric("client_rpcs_live"), live0);
+	fell = metric_falls_to("client_rpcs_live", live0, 30) &&
+	       metric_falls_to("server_rpcs_live", srv0, 30);
+	ktap_diag(&k, "close: %d RPCs sent, client RPCs live %lld -> %lld, now %lld (server %lld before, now %lld)",
+		  sent, live0, live, metric("client_rpcs_live"), srv0,
+		  metric("server_rpcs_live"));
+	ktap_result(&k, st == 0 && sent > 0 && live > live0 && fell,
+		    "close with thousands of RPCs in flight returns 0 and frees every RPC");
 	watchdog_disarm(&wd);
 
-	/* 3: a local server closed with requests queued and in service. */
+	/* 3: a local server closed with requests queued and in service:
+	 * its server RPCs and the client's are freed, its port is free.
+	 */
 	watchdog_arm(&wd, 300, "lifecycle: server close");
 	srv0 = metric("server_rpcs_live");
-	homa_ep_open(&srv, fam, 720, 256);
-	homa_ep_open(&ep, fam, 0, 256);
+	live0 = metric("client_rpcs_live");
+	err = homa_ep_open(&srv, fam, 720, 256);
+	if (!err) {
+		err = homa_ep_open(&ep, fam, 0, 256);
+		if (err)
+			homa_ep_close(&srv);
+	}
 	homa_addr_loopback(&local, fam, 720);
-	sent = flood(ep.fd, &local, many);
-	{
+	sent = err ? 0 : flood(ep.fd, &local, many);
+	if (!err) {
 		struct homa_rx rx;
 
 		homa_rx_init(&rx);
@@ -931,38 +1125,67 @@ static int run_lifecycle(int argc, char **argv)
 		}
 	}
 	live = metric("server_rpcs_live");
-	homa_ep_close(&srv);
-	homa_ep_close(&ep);
-	ktap_result(&k, live > srv0 &&
-		    metric_falls_to("server_rpcs_live", srv0, 10) &&
-		    metric_falls_to("client_rpcs_live", live0, 10),
-		    "server socket closed with %d requests sent, 50 in service: its %lld server RPCs and the client's are freed",
-		    sent, live - srv0);
+	if (!err) {
+		homa_ep_close(&srv);
+		homa_ep_close(&ep);
+	}
+	fell = metric_falls_to("server_rpcs_live", srv0, 30) &&
+	       metric_falls_to("client_rpcs_live", live0, 30);
+	st = homa_socket(fam);
+	rebind = st < 0 ? st : homa_bind_port(st, fam, 720);
+	if (st >= 0)
+		close(st);
+	ktap_diag(&k, "server close: %d requests sent, server RPCs live %lld -> %lld, now %lld; client RPCs now %lld (before %lld); binding port 720 again: %s",
+		  sent, srv0, live, metric("server_rpcs_live"),
+		  metric("client_rpcs_live"), live0, strerror(-rebind));
+	ktap_result(&k, !err && live > srv0 && fell && rebind == 0,
+		    "server socket closed with requests queued and 50 in service: every server and client RPC freed, port free again");
 	watchdog_disarm(&wd);
 
-	/* 4: the process dies with RPCs in flight and blocked threads. */
+	/* 4: the process dies with RPCs in flight and blocked threads:
+	 * every RPC it had (client RPCs to the peer and to itself, server
+	 * RPCs of its own server socket) is freed.
+	 */
 	watchdog_arm(&wd, 300, "lifecycle: exit");
-	pid = fork();
-	if (pid == 0) {
-		homa_ep_open(&ep, fam, 0, 256);
-		homa_ep_open(&srv, fam, 721, 256);
-		flood(ep.fd, &sink, many / 2);
-		flood(ep.fd, &echo, many / 2);
-		homa_addr_loopback(&local, fam, 721);
-		flood(ep.fd, &local, 200);
-		for (i = 0; i < 4; i++) {
-			b[i].fd = i < 2 ? ep.fd : srv.fd;
-			pthread_create(&b[i].thread, NULL, blocked_main, &b[i]);
-		}
-		pause();
-		_exit(0);
+	live0 = metric("client_rpcs_live");
+	srv0 = metric("server_rpcs_live");
+	ok = pipe(pfd) == 0;
+	pid = ok ? fork() : -1;
+	if (pid == 0)
+		lifecycle_child(pfd[1], fam, &sink, &echo, many);
+	if (ok)
+		close(pfd[1]);
+	memset(&cr, 0, sizeof(cr));
+	cr.err = -1;
+	if (pid > 0) {
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+
+		if (poll(&p, 1, 120000) != 1 ||
+		    read(pfd[0], &cr, sizeof(cr)) != (ssize_t)sizeof(cr))
+			cr.err = -1;
+		asleep = cr.err ? 0 : wait_sleeping_in_recvmsg(pid, 4, 120);
+	} else {
+		asleep = 0;
 	}
-	sleep(2);
-	kill(pid, SIGKILL);
+	if (ok)
+		close(pfd[0]);
+	live = metric("client_rpcs_live");
+	svl = metric("server_rpcs_live");
 	st = 0;
-	waitpid(pid, &st, 0);
-	ktap_result(&k, WIFSIGNALED(st),
-		    "a process killed with RPCs in flight and 4 threads in recvmsg");
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	fell = metric_falls_to("client_rpcs_live", live0, 30) &&
+	       metric_falls_to("server_rpcs_live", srv0, 30);
+	ktap_diag(&k, "exit: child set-up %s (%d RPCs sent), %d threads slept in recvmsg; at the kill client RPCs live %lld (before %lld), server %lld (before %lld); now %lld and %lld",
+		  cr.err ? strerror(cr.err > 0 ? cr.err : EIO) : "ok",
+		  cr.sent, asleep, live, live0, svl, srv0,
+		  metric("client_rpcs_live"), metric("server_rpcs_live"));
+	ktap_result(&k, pid > 0 && cr.err == 0 && asleep >= 4 &&
+		    live > live0 && svl > srv0 &&
+		    WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && fell,
+		    "a process killed with RPCs in flight and 4 threads in recvmsg: every RPC it had is freed");
 	watchdog_disarm(&wd);
 
 	/* 5: module reference count returns: rmmod succeeds, then reload. */

@@ -16,6 +16,7 @@
 #include "expect.h"
 #include "homa_msg.h"
 #include "homa_sock.h"
+#include "homa_sysctl.h"
 
 #define WAKE_PORT 4101
 #define SILENT_PORT 4102
@@ -127,7 +128,12 @@ static void test_signal(struct ktap *k, struct homa_ep *x)
 		expect_errno(k, err, EINTR, "recvmsg_blocked_eintr_on_signal");
 		return;
 	}
-	/* A signal sent before the thread blocks is lost: repeat it. */
+	/* Signal it once it sleeps in recvmsg; a signal sent before the
+	 * thread blocks is lost (no EINTR), so repeat it.
+	 */
+	if (!blocked_call_wait_blocked(&b, 10000))
+		ktap_diag(k, "recvmsg did not block within 10 s (done %d)",
+			  __atomic_load_n(&b.done, __ATOMIC_ACQUIRE));
 	for (tries = 0; tries < 20 && !blocked_call_wait(&b, 200); tries++)
 		pthread_kill(b.thread, SIGUSR1);
 	if (!blocked_call_finish(&b)) {
@@ -150,16 +156,28 @@ static void test_shutdown(struct ktap *k, int family, struct homa_ep *x)
 	err = blocked_call_start(&b, x->fd, HOMA_RECVMSG_REQUEST |
 				 HOMA_RECVMSG_RESPONSE);
 	if (!err) {
-		usleep(300 * 1000);
-		if (blocked_call_wait(&b, 0)) {
+		/* Shut down only once the call really sleeps in recvmsg:
+		 * a call that starts after the shutdown gets ESHUTDOWN too,
+		 * without testing the wakeup.
+		 */
+		bool blocked = blocked_call_wait_blocked(&b, 10000);
+		char wchan[64];
+
+		if (blocked)
+			ktap_diag(k, "recvmsg sleeps (wchan %s); shutting down",
+				  task_wchan(0, b.tid, wchan, sizeof(wchan)));
+		else if (blocked_call_wait(&b, 0))
 			ktap_diag(k, "recvmsg returned before shutdown: %s",
 				  errno_name((int)b.result));
-		}
+		else
+			ktap_diag(k, "recvmsg did not block within 10 s");
 		shutdown(x->fd, SHUT_RDWR);
 		blocked_call_wait(&b, 5000);
 		if (!blocked_call_finish(&b)) {
 			err = -EWOULDBLOCK;
 			ktap_diag(k, "recvmsg still blocked 5 s after shutdown");
+		} else if (!blocked) {
+			err = -ETIME;	/* not the case this is about */
 		} else {
 			err = (int)(b.result < 0 ? b.result : 0);
 		}
@@ -181,15 +199,45 @@ static void test_shutdown(struct ktap *k, int family, struct homa_ep *x)
 		     ESHUTDOWN, "sendmsg_after_shutdown_eshutdown");
 }
 
-/* Requests nobody answers, then both ends close. */
+/*
+ * Requests nobody answers, then both ends close: close() returns 0, every
+ * client and server RPC of the two sockets is freed (the live metrics
+ * fall back to their values before) and the server's port can be bound
+ * again.
+ */
+/*
+ * Waits (up to 5 s) until the live-RPC metrics stay put for 300 ms, so
+ * that RPCs of earlier cases that are still being freed do not count.
+ */
+static void live_metrics_settle(long long *cl, long long *sv)
+{
+	int quiet = 0, i;
+
+	*cl = homa_metric("client_rpcs_live");
+	*sv = homa_metric("server_rpcs_live");
+	for (i = 0; i < 100 && quiet < 6; i++) {
+		long long c, s;
+
+		usleep(50 * 1000);
+		c = homa_metric("client_rpcs_live");
+		s = homa_metric("server_rpcs_live");
+		quiet = c == *cl && s == *sv ? quiet + 1 : 0;
+		*cl = c;
+		*sv = s;
+	}
+}
+
 static void test_close_in_flight(struct ktap *k, int family)
 {
+	long long cl0, sv0, cl1 = -1, sv1 = -1;
+	bool rose = false, fell = false;
 	struct homa_ep srv, cli;
 	union homa_addr to_srv;
+	int err, i, rebind = -1, fd;
 	uint8_t *buf;
 	uint64_t id;
-	int err, i;
 
+	live_metrics_settle(&cl0, &sv0);
 	buf = calloc(1, 200000);
 	err = buf ? homa_ep_open(&srv, family, SILENT_PORT, 8) : -ENOMEM;
 	if (!err) {
@@ -203,7 +251,14 @@ static void test_close_in_flight(struct ktap *k, int family)
 			err = homa_send_request_buf(cli.fd, &to_srv, buf,
 						    i == 0 ? 200000 : 100 * i,
 						    i, &id);
-		usleep(100 * 1000);
+		/* All five are live at both ends before the close. */
+		rose = !err &&
+		       homa_metric_rises_to("client_rpcs_live", cl0 + 5,
+					    20000) &&
+		       homa_metric_rises_to("server_rpcs_live", sv0 + 5,
+					    20000);
+		cl1 = homa_metric("client_rpcs_live");
+		sv1 = homa_metric("server_rpcs_live");
 		if (close(cli.fd) < 0 && !err)
 			err = -errno;
 		cli.fd = -1;
@@ -212,9 +267,20 @@ static void test_close_in_flight(struct ktap *k, int family)
 		srv.fd = -1;
 		homa_ep_close(&cli);
 		homa_ep_close(&srv);
+		fell = homa_metric_falls_to("client_rpcs_live", cl0, 20000) &&
+		       homa_metric_falls_to("server_rpcs_live", sv0, 20000);
+		fd = homa_socket(family);
+		rebind = fd < 0 ? fd : homa_bind_port(fd, family, SILENT_PORT);
+		if (fd >= 0)
+			close(fd);
 	}
 	free(buf);
-	expect_errno(k, err, 0, "close_with_rpcs_in_flight");
+	ktap_diag(k, "close in flight: %s; live client RPCs %lld -> %lld -> %lld, server %lld -> %lld -> %lld (before, in flight, after close); rebinding port %d: %s",
+		  errno_name(err), cl0, cl1, homa_metric("client_rpcs_live"),
+		  sv0, sv1, homa_metric("server_rpcs_live"), SILENT_PORT,
+		  errno_name(rebind));
+	ktap_result(k, !err && rose && fell && rebind == 0,
+		    "close_with_rpcs_in_flight");
 }
 
 void wakeup_tests(struct ktap *k, int family)

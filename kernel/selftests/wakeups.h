@@ -3,7 +3,8 @@
  * wakeups.h - calls that wait: NONBLOCKING and MSG_DONTWAIT give EAGAIN,
  * poll reports arrivals, a signal ends a blocked recvmsg with EINTR,
  * shutdown ends it with ESHUTDOWN (and poll then reports POLLIN), and
- * sockets close cleanly with RPCs in flight.
+ * sockets close with RPCs in flight: every RPC is freed (the live-RPC
+ * metrics fall back) and the port can be bound again.
  */
 #ifndef HOMA_SELFTEST_WAKEUPS_H
 #define HOMA_SELFTEST_WAKEUPS_H
