@@ -63,7 +63,9 @@ void cli_usage(void)
 "  --msg-data TEXT --seg-size N --order SPEC --truncate N --truncate-frame N\n"
 "  --payload-len N --poke OFF:VAL and every field of --list-fields.\n"
 "Defaults: DATA, 100-byte message, %d > %d, id %d, from the lab peer to\n"
-"guest 0 (HOMALAB_* variables override the addresses).\n",
+"guest 0 (HOMALAB_* variables override the addresses).\n"
+"Exit status: 0 ok, 1 failure at run time (cannot write, inject or capture;\n"
+"  fewer answers than -C), 2 bad usage (a flag, a value or an -r file).\n",
 	HP_DEFAULT_SPORT, HP_DEFAULT_DPORT, HP_DEFAULT_ID);
 }
 

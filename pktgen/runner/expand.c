@@ -72,7 +72,7 @@ int vars_expand(const struct vars *v, const char *in, char *out, size_t n,
 		}
 		in += len;
 		snprintf(piece, sizeof(piece), "%s", val);
-		if ((*in == '+' || *in == '-' || *in == '^') &&
+		if ((*in == '+' || *in == '-' || *in == '^' || *in == '*') &&
 		    isdigit((unsigned char)in[1])) {
 			char op = *in++, num[24];
 			size_t nl = strspn(in, "0123456789abcdefxABCDEFX");
@@ -86,7 +86,8 @@ int vars_expand(const struct vars *v, const char *in, char *out, size_t n,
 			if (hp_parse_u64(val, UINT64_MAX, &a) ||
 			    hp_parse_u64(num, UINT64_MAX, &b))
 				goto bad_num;
-			a = op == '+' ? a + b : op == '-' ? a - b : a ^ b;
+			a = op == '+' ? a + b : op == '-' ? a - b :
+			    op == '*' ? a * b : a ^ b;
 			snprintf(piece, sizeof(piece), "%llu", (unsigned long long)a);
 		}
 		if (o + strlen(piece) >= n)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * expand.h - scenario variables: $NAME, $NAME+N, $NAME-N, $NAME^N.
+ * expand.h - scenario variables: $NAME, $NAME+N, $NAME-N, $NAME^N, $NAME*N.
  */
 #ifndef HP_EXPAND_H
 #define HP_EXPAND_H
@@ -24,7 +24,7 @@ int vars_set_num(struct vars *v, const char *name, unsigned long long n);
 
 /*
  * Copy @in to @out replacing every $NAME, with optional arithmetic right
- * after it (+N, -N, ^N on a numeric variable). 0, or -1 with @err.
+ * after it (+N, -N, ^N, *N on a numeric variable). 0, or -1 with @err.
  */
 int vars_expand(const struct vars *v, const char *in, char *out, size_t n,
 		char *err, size_t errlen);

@@ -67,8 +67,8 @@ static int icmp_view(const struct hp_frame *f, const char *kind,
 }
 
 /* 1 match, 0 no, -1 bad match value (@why set). */
-static int frame_match(const struct hp_frame *f, const struct args *a,
-		       char *why, size_t n)
+int frame_match(const struct hp_frame *f, const struct args *a, char *why,
+		size_t n)
 {
 	const char *icmp = arg(a, "icmp");
 	const struct hp_frame *g = f;

@@ -13,6 +13,10 @@
 #include "hp_spec.h"
 #include "scen.h"
 
+struct args;
+
+#define HELD_MAX	8
+
 /* struct run_ctx - everything a scenario run needs. */
 struct run_ctx {
 	struct hp_live live;		/* open in live mode */
@@ -29,13 +33,18 @@ struct run_ctx {
 	int base_ok;
 	struct vars vars;
 	int family;
+	int timer_pid;			/* the guest's homa_timer thread, 0: not known */
+	/* expect-none steps with until=end: no such frame until the end. */
+	struct args *held[HELD_MAX];
+	int held_line[HELD_MAX];
+	size_t nheld;
 };
 
-/* Result of scen_run(). */
-enum run_result { RUN_PASS = 0, RUN_FAIL = 1, RUN_SKIP = 2 };
+/* Result of scen_run(). There is no "skip": what cannot run fails. */
+enum run_result { RUN_PASS = 0, RUN_FAIL = 1 };
 
 /*
- * Run @s once for @family. On failure or skip, @why holds one line;
+ * Run @s once for @family. On failure, @why holds one line;
  * diagnostics go to stdout as "# ..." lines.
  */
 enum run_result scen_run(struct run_ctx *c, const struct scenario *s,
@@ -54,9 +63,18 @@ int run_ack_need_ack(struct run_ctx *c, const struct hp_frame *g);
 /*
  * Between scenarios: for @ms ms acknowledge every NEED_ACK (captured or
  * arriving), so RPCs a scenario left behind stop talking; then forget
- * every captured frame.
+ * every captured frame. A captured or arriving frame that an expect-none
+ * step with until=end forbids is not swallowed: returns -1 with @why
+ * naming the step and the frame (after settling all the same); else 0.
  */
-void run_settle(struct run_ctx *c, unsigned int ms);
+int run_settle(struct run_ctx *c, unsigned int ms, char *why, size_t n);
+
+/*
+ * If @f is a frame a held expect-none step (until=end) forbids: 1 with
+ * @why set, else 0.
+ */
+int run_held_check(const struct run_ctx *c, const struct hp_frame *f,
+		   char *why, size_t n);
 
 /* fuzz step: @kv already expanded. 0, or -1 with @why. */
 int fuzz_run(struct run_ctx *c, const struct hp_kv *kv, size_t nkv,

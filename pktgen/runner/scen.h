@@ -10,14 +10,16 @@
 #define HP_SCEN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum step_kind {
 	STEP_SEND,		/* send KEY=VALUE...            */
 	STEP_EXPECT,		/* expect [within=] [count=] MATCH... */
-	STEP_EXPECT_NONE,	/* expect-none [within=] MATCH... */
+	STEP_EXPECT_NONE,	/* expect-none [within=] [until=end] MATCH... */
 	STEP_EXPECT_MSG,	/* expect-msg [within=] msg-size= MATCH... */
 	STEP_RPC,		/* rpc KEY=VALUE...: request, response, ACK */
 	STEP_METRIC,		/* metric [delta] NAME OP VALUE */
+	STEP_WAIT,		/* wait [within=] metric [delta] NAME OP VALUE */
 	STEP_MARK,		/* mark: new baseline for metric deltas */
 	STEP_GUEST,		/* guest [status=] [contains=] [lacks=] CMD */
 	STEP_SLEEP,		/* sleep DURATION */
@@ -57,6 +59,13 @@ struct scenario {
  */
 int scen_parse(const char *path, struct scenario *s);
 void scen_free(struct scenario *s);
+
+/*
+ * A duration: "N" or "Nms", "Ns", "Nus" (wall time, into *@ms), or
+ * "Nticks" (N >= 1 runs of the guest's Homa timer, into *@ticks; *@ms is
+ * then 0). 0, or -1 if malformed.
+ */
+int scen_parse_duration(const char *s, uint64_t *ms, uint64_t *ticks);
 
 /* Split "KEY=VALUE" in place: returns VALUE, or NULL if no '='. */
 char *scen_split_kv(char *tok);

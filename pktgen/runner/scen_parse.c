@@ -17,6 +17,7 @@ static const struct {
 	{ "send", STEP_SEND }, { "expect", STEP_EXPECT },
 	{ "expect-none", STEP_EXPECT_NONE }, { "expect-msg", STEP_EXPECT_MSG },
 	{ "rpc", STEP_RPC }, { "metric", STEP_METRIC }, { "mark", STEP_MARK },
+	{ "wait", STEP_WAIT },
 	{ "guest", STEP_GUEST }, { "sleep", STEP_SLEEP }, { "set", STEP_SET },
 	{ "fuzz", STEP_FUZZ }, { "flush", STEP_FLUSH },
 };
@@ -27,6 +28,8 @@ static int match_key_ok(enum step_kind k, const char *key)
 	if (strcmp(key, "within") == 0 || strcmp(key, "icmp") == 0)
 		return 1;
 	if (k == STEP_EXPECT && strcmp(key, "count") == 0)
+		return 1;
+	if (k == STEP_EXPECT_NONE && strcmp(key, "until") == 0)
 		return 1;
 	if (k == STEP_EXPECT_MSG &&
 	    (strcmp(key, "msg-size") == 0 || strcmp(key, "msg-seed") == 0 ||
@@ -100,6 +103,26 @@ static int tokenize(char *line, char ***out, size_t *n)
 	return 0;
 }
 
+int scen_parse_duration(const char *s, uint64_t *ms, uint64_t *ticks)
+{
+	size_t len = strlen(s);
+	char num[32];
+
+	*ms = 0;
+	*ticks = 0;
+	if (len > 5 && strcmp(s + len - 5, "ticks") == 0) {
+		if (len - 5 >= sizeof(num))
+			return -1;
+		memcpy(num, s, len - 5);
+		num[len - 5] = 0;
+		if (strspn(num, "0123456789") != len - 5 ||
+		    hp_parse_u64(num, 1000000, ticks) || *ticks == 0)
+			return -1;
+		return 0;
+	}
+	return hp_parse_ms(s, ms);
+}
+
 char *scen_split_kv(char *tok)
 {
 	char *eq = strchr(tok, '=');
@@ -159,19 +182,74 @@ static int guest_ok(enum step_kind k, const char *key)
 	       strcmp(key, "lacks") == 0 || strcmp(key, "echo") == 0;
 }
 
-static const char *check_step(struct step *st, char *why, size_t n)
+/* "metric [delta] NAME OP VALUE" in @tok[@i..@end). */
+static const char *check_metric(char **tok, size_t i, size_t end)
 {
 	static const char *const ops[] = { "==", "!=", ">=", "<=", ">", "<", NULL };
+
+	if (i < end && strcmp(tok[i], "delta") == 0)
+		i++;
+	if (end != i + 3)
+		return "want: metric [delta] NAME OP VALUE";
+	for (const char *const *o = ops; *o; o++)
+		if (strcmp(*o, tok[i + 1]) == 0)
+			return NULL;
+	return "metric OP must be one of == != >= <= > <";
+}
+
+/*
+ * wait [within=DURATION] metric [delta] NAME OP VALUE: "within=" comes
+ * first or last; a literal DURATION must parse.
+ */
+static const char *check_wait(struct step *st)
+{
+	static const char want[] = "want: wait [within=DURATION] metric [delta] "
+		"NAME OP VALUE [within=DURATION]";
+	size_t from = 0, end = st->ntok;
+
+	if (end && strncmp(st->tok[0], "within=", 7) == 0)
+		from = 1;
+	else if (end && strncmp(st->tok[end - 1], "within=", 7) == 0)
+		end--;
+	if (from < end && strncmp(st->tok[end - 1], "within=", 7) == 0)
+		return want;
+	for (size_t i = 0; i < st->ntok; i++) {
+		const char *w = st->tok[i];
+		uint64_t ms, ticks;
+
+		if (strncmp(w, "within=", 7) || strchr(w, '$'))
+			continue;
+		if (scen_parse_duration(w + 7, &ms, &ticks))
+			return "want: within=DURATION (e.g. 500ms, 10s, 20ticks)";
+	}
+	if (from >= end || strcmp(st->tok[from], "metric"))
+		return want;
+	return check_metric(st->tok, from + 1, end);
+}
+
+static const char *check_step(struct step *st, char *why, size_t n)
+{
 	size_t i = 0;
 	uint64_t v;
+	const char *u;
 
 	switch (st->kind) {
 	case STEP_SEND:
 		return check_kvs(st, 0, send_ok, why, n);
-	case STEP_EXPECT:
 	case STEP_EXPECT_NONE:
+		for (i = 0; i < st->ntok; i++) {
+			if (strncmp(st->tok[i], "until=", 6))
+				continue;
+			u = st->tok[i] + 6;
+			if (strcmp(u, "end"))
+				return "want: until=end";
+		}
+		return check_kvs(st, 0, match_key_ok, why, n);
+	case STEP_EXPECT:
 	case STEP_EXPECT_MSG:
 		return check_kvs(st, 0, match_key_ok, why, n);
+	case STEP_WAIT:
+		return check_wait(st);
 	case STEP_RPC:
 		return check_kvs(st, 0, rpc_ok, why, n);
 	case STEP_FUZZ:
@@ -186,14 +264,7 @@ static const char *check_step(struct step *st, char *why, size_t n)
 	case STEP_SET:
 		return st->ntok == 2 ? NULL : "want: set NAME VALUE";
 	case STEP_METRIC:
-		if (st->ntok && strcmp(st->tok[0], "delta") == 0)
-			i = 1;
-		if (st->ntok != i + 3)
-			return "want: metric [delta] NAME OP VALUE";
-		for (const char *const *o = ops; *o; o++)
-			if (strcmp(*o, st->tok[i + 1]) == 0)
-				return NULL;
-		return "metric OP must be one of == != >= <= > <";
+		return check_metric(st->tok, 0, st->ntok);
 	case STEP_GUEST:
 		for (; i < st->ntok; i++) {
 			char key[64];

@@ -17,6 +17,8 @@
 
 #define EXPECT_MS	3000	/* default time limit of expect/expect-msg */
 #define NONE_MS		500	/* default window of expect-none */
+#define WAIT_MS		10000	/* default time limit of wait */
+#define SETTLE_MS	300	/* after each scenario (run_settle) */
 
 static int expand(struct run_ctx *c, const struct step *st, struct args *a,
 		  char *why, size_t n)
@@ -41,6 +43,7 @@ static int expand(struct run_ctx *c, const struct step *st, struct args *a,
 		 * and a guest command (its last token) stay whole.
 		 */
 		v = st->kind == STEP_METRIC || st->kind == STEP_SET ||
+		    st->kind == STEP_WAIT ||
 		    st->kind == STEP_SLEEP ||
 		    (st->kind == STEP_GUEST && i + 1 == st->ntok) ? NULL
 			: strchr(a->tok[i], '=');
@@ -161,33 +164,105 @@ static int step_expect(struct run_ctx *c, const struct args *a, char *why,
 	return -1;
 }
 
-static int step_expect_none(struct run_ctx *c, const struct args *a,
-			    char *why, size_t n)
+/* Keep a copy of @a: its frames stay forbidden until the scenario ends. */
+static int hold(struct run_ctx *c, const struct args *a, int line, char *why,
+		size_t n)
 {
-	int bad = 0;
-	uint64_t ms = arg_ms(a, "within", NONE_MS, &bad);
-	struct hp_frame *got;
-	char want[400], line[512];
-	int r;
+	struct args *h;
 
-	if (bad) {
-		snprintf(why, n, "bad within= value");
+	if (c->nheld == HELD_MAX) {
+		snprintf(why, n, "more than %d expect-none steps with until=end",
+			 HELD_MAX);
 		return -1;
 	}
+	h = malloc(sizeof(*h));
+	if (!h)
+		return -1;
+	memcpy(h, a, sizeof(*h));
+	/* kv[] points into tok[] of the copy. */
+	for (size_t i = 0; i < h->n; i++) {
+		h->kv[i].key = h->tok[i];
+		h->kv[i].val = a->kv[i].val ? h->tok[i] + (a->kv[i].val - a->tok[i])
+					    : NULL;
+	}
+	c->held[c->nheld] = h;
+	c->held_line[c->nheld++] = line;
+	return 0;
+}
+
+int run_held_check(const struct run_ctx *c, const struct hp_frame *f,
+		   char *why, size_t n)
+{
+	char want[400], line[512], err[256];
+
+	for (size_t i = 0; i < c->nheld; i++) {
+		if (frame_match(f, c->held[i], err, sizeof(err)) != 1)
+			continue;
+		describe_want(c->held[i], want, sizeof(want));
+		hp_frame_describe(f, line, sizeof(line));
+		if (snprintf(why, n, "line %d: expected no frame [%s] until the "
+			     "scenario's end, a late one came: %s",
+			     c->held_line[i], want, line) >= (int)n && n > 4)
+			memcpy(why + n - 4, "...", 4);
+		return 1;
+	}
+	return 0;
+}
+
+static int step_expect_none(struct run_ctx *c, const struct args *a,
+			    int line_no, char *why, size_t n)
+{
+	struct deadline d;
+	struct hp_frame *got;
+	char want[400], line[512], win[96];
+	int r, passed = 0;
+
+	if (deadline_start(c, arg(a, "within"), NONE_MS, &d, why, n))
+		return -1;
 	got = malloc(sizeof(*got));
 	if (!got)
 		return -1;
-	r = take(c, a, hp_now_ns() + ms * 1000000ull, got, why, n);
+	if (!d.ticks) {
+		r = take(c, a, d.end_ns, got, why, n);
+	} else {
+		/*
+		 * Capture until the guest's timer has run d.ticks times: a
+		 * frame a timer would send has had its chance, however slowly
+		 * the guest runs.
+		 */
+		for (;;) {
+			uint64_t runs;
+
+			r = take(c, a, hp_now_ns() + POLL_MS * 1000000ull, got,
+				 why, n);
+			if (r != 0)
+				break;
+			if (guest_read(c, NULL, &runs, why, n)) {
+				r = -1;
+				break;
+			}
+			passed = deadline_check(&d, runs, why, n);
+			if (passed)
+				break;
+		}
+		/* What arrived while the timer was read. */
+		if (passed == 1)
+			r = take(c, a, hp_now_ns(), got, why, n);
+		else if (passed < 0)
+			r = -1;
+	}
 	if (r == 1) {
 		describe_want(a, want, sizeof(want));
+		deadline_describe(&d, win, sizeof(win));
 		hp_frame_describe(got, line, sizeof(line));
 		/* A long frame description is cut; mark the cut. */
-		if (snprintf(why, n, "expected no frame [%s] within %llu ms, got: %s",
-			     want, (unsigned long long)ms, line) >= (int)n &&
-		    n > 4)
+		if (snprintf(why, n, "expected no frame [%s] within %s, got: %s",
+			     want, win, line) >= (int)n && n > 4)
 			memcpy(why + n - 4, "...", 4);
 	}
 	free(got);
+	if (r == 0 && arg(a, "until"))
+		return hold(c, a, line_no, why, n);
 	return r == 0 ? 0 : -1;
 }
 
@@ -373,30 +448,29 @@ out:
 	return r;
 }
 
-static int step_metric(struct run_ctx *c, const struct args *a, char *why,
-		       size_t n)
+/*
+ * Evaluate "[delta] NAME OP VALUE" (@tok) on @now. 1 holds, 0 does not
+ * (@why says what it is), -1 error (@why set).
+ */
+static int metric_eval(const struct run_ctx *c, const char (*tok)[TOK_LEN],
+		       const struct metrics *now, char *why, size_t n)
 {
-	int delta = strcmp(a->tok[0], "delta") == 0;
-	const char *name = a->tok[delta], *op = a->tok[delta + 1];
-	const char *vs = a->tok[delta + 2];
-	struct metrics *now = malloc(sizeof(*now));
+	int delta = strcmp(tok[0], "delta") == 0;
+	const char *name = tok[delta], *op = tok[delta + 1];
+	const char *vs = tok[delta + 2];
 	int64_t have, base = 0, want;
 	char *end;
-	int ok, r = -1;
+	int ok;
 
-	if (!now)
-		return -1;
 	want = strtoll(vs, &end, 0);
 	if (!*vs || *end) {
 		snprintf(why, n, "bad metric value '%s'", vs);
-		goto out;
+		return -1;
 	}
-	if (metrics_read(c->agent, now, why, n))
-		goto out;
 	if (metrics_sum(now, name, &have) ||
 	    (delta && metrics_sum(&c->base, name, &base))) {
 		snprintf(why, n, "metric '%s' not in /proc/net/homa_metrics", name);
-		goto out;
+		return -1;
 	}
 	have -= base;
 	ok = strcmp(op, "==") == 0 ? have == want :
@@ -404,13 +478,80 @@ static int step_metric(struct run_ctx *c, const struct args *a, char *why,
 	     strcmp(op, ">=") == 0 ? have >= want :
 	     strcmp(op, "<=") == 0 ? have <= want :
 	     strcmp(op, ">") == 0 ? have > want : have < want;
-	if (!ok) {
+	if (!ok)
 		snprintf(why, n, "metric %s%s is %lld, want %s %lld",
 			 delta ? "delta " : "", name, (long long)have, op,
 			 (long long)want);
+	return ok;
+}
+
+static int step_metric(struct run_ctx *c, const struct args *a, char *why,
+		       size_t n)
+{
+	struct metrics *now = malloc(sizeof(*now));
+	int r = -1;
+
+	if (!now)
+		return -1;
+	if (metrics_read(c->agent, now, why, n) == 0)
+		r = metric_eval(c, a->tok, now, why, n) == 1
+			? 0 : -1;
+	free(now);
+	return r;
+}
+
+/*
+ * wait [within=D] metric [delta] NAME OP VALUE: read the guest's metrics
+ * every POLL_MS until the condition holds (pass) or the deadline passed
+ * at the last read (fail with the last value). D in ticks counts the
+ * guest's timer runs, read in the same agent call as the metrics.
+ */
+static int step_wait(struct run_ctx *c, const struct args *a, char *why,
+		     size_t n)
+{
+	const char *within = NULL;
+	size_t from = 0, end = a->n;
+	struct metrics *now = malloc(sizeof(*now));
+	const char (*tok)[TOK_LEN];
+	char last[400] = "", win[96];
+	struct deadline d;
+	unsigned int polls = 0;
+	int r = -1;
+
+	if (!now)
+		return -1;
+	if (strncmp(a->tok[0], "within=", 7) == 0)
+		within = a->tok[from++] + 7;
+	else if (strncmp(a->tok[end - 1], "within=", 7) == 0)
+		within = a->tok[--end] + 7;
+	tok = &a->tok[from + 1];	/* after "metric" */
+	if (deadline_start(c, within, WAIT_MS, &d, why, n))
 		goto out;
+	for (;;) {
+		uint64_t runs = 0;
+		int ok, past;
+
+		if (guest_read(c, now, d.ticks ? &runs : NULL, why, n))
+			goto out;
+		polls++;
+		ok = metric_eval(c, tok, now, last, sizeof(last));
+		if (ok < 0) {
+			snprintf(why, n, "%s", last);
+			goto out;
+		}
+		if (ok) {
+			r = 0;
+			goto out;
+		}
+		past = deadline_check(&d, runs, why, n);
+		if (past < 0)
+			goto out;
+		if (past)
+			break;
+		pump(c, hp_now_ns() + POLL_MS * 1000000ull);
 	}
-	r = 0;
+	deadline_describe(&d, win, sizeof(win));
+	snprintf(why, n, "%s after waiting %s (%u reads)", last, win, polls);
 out:
 	free(now);
 	return r;
@@ -479,18 +620,25 @@ static void init_vars(struct run_ctx *c, int family)
 	vars_set(&c->vars, "PEER_IP", ip);
 }
 
+/* Offline (--write-pcaps), only the steps that send run. */
+static int offline_step(enum step_kind k)
+{
+	return k == STEP_SEND || k == STEP_RPC || k == STEP_SET ||
+	       k == STEP_FUZZ;
+}
+
 static int run_step(struct run_ctx *c, const struct step *st, struct args *a,
 		    char *why, size_t n)
 {
 	uint64_t ms;
 
-	if (c->offline && st->kind != STEP_SEND && st->kind != STEP_RPC &&
-	    st->kind != STEP_SET && st->kind != STEP_FUZZ)
+	if (c->offline && !offline_step(st->kind))
 		return 0;
 	switch (st->kind) {
 	case STEP_SEND:		return step_send(c, a, why, n);
 	case STEP_EXPECT:	return step_expect(c, a, why, n);
-	case STEP_EXPECT_NONE:	return step_expect_none(c, a, why, n);
+	case STEP_EXPECT_NONE:	return step_expect_none(c, a, st->line, why, n);
+	case STEP_WAIT:		return step_wait(c, a, why, n);
 	case STEP_EXPECT_MSG:	return step_expect_msg(c, a, why, n);
 	case STEP_RPC:		return step_rpc(c, a, why, n);
 	case STEP_METRIC:	return step_metric(c, a, why, n);
@@ -508,6 +656,10 @@ static int run_step(struct run_ctx *c, const struct step *st, struct args *a,
 		return 0;
 	case STEP_FLUSH:
 		pump(c, hp_now_ns());
+		/* Forgetting frames must not hide a late forbidden one. */
+		for (size_t i = 0; i < c->backlog.n; i++)
+			if (run_held_check(c, c->backlog.v[i], why, n))
+				return -1;
 		hp_list_free(&c->backlog);
 		return 0;
 	case STEP_SLEEP:
@@ -518,13 +670,45 @@ static int run_step(struct run_ctx *c, const struct step *st, struct args *a,
 	return -1;
 }
 
-static int needs_agent(const struct scenario *s)
+/*
+ * Does @tok need the guest: a duration in ticks, or a variable read from
+ * the guest's sysctls?
+ */
+static int tok_needs_agent(const char *tok)
 {
-	for (size_t i = 0; i < s->nsteps; i++)
-		if (s->steps[i].kind == STEP_METRIC ||
-		    s->steps[i].kind == STEP_GUEST || s->steps[i].kind == STEP_MARK)
+	static const char *const vars[] = {
+		"$RESEND_TICKS", "$RESEND_INTERVAL", "$TIMEOUT_TICKS",
+		"$REQUEST_ACK_TICKS",
+	};
+	size_t len = strlen(tok);
+
+	if (len > 5 && strcmp(tok + len - 5, "ticks") == 0)
+		return 1;
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (strstr(tok, vars[i]))
 			return 1;
 	return 0;
+}
+
+static int needs_agent(const struct scenario *s)
+{
+	for (size_t i = 0; i < s->nsteps; i++) {
+		const struct step *st = &s->steps[i];
+
+		if (st->kind == STEP_METRIC || st->kind == STEP_WAIT ||
+		    st->kind == STEP_GUEST || st->kind == STEP_MARK)
+			return 1;
+		for (size_t k = 0; k < st->ntok; k++)
+			if (tok_needs_agent(st->tok[k]))
+				return 1;
+	}
+	return 0;
+}
+
+static void drop_held(struct run_ctx *c)
+{
+	while (c->nheld)
+		free(c->held[--c->nheld]);
 }
 
 enum run_result scen_run(struct run_ctx *c, const struct scenario *s,
@@ -544,14 +728,18 @@ enum run_result scen_run(struct run_ctx *c, const struct scenario *s,
 		pump(c, hp_now_ns());
 		hp_list_free(&c->backlog);
 		if (needs_agent(s) && !c->agent) {
-			snprintf(why, n, "needs the guest agent "
-				 "(HOMALAB_AGENT0 is not set)");
+			/* Not a skip: a scenario that cannot check fails. */
+			snprintf(why, n, "needs the guest agent (metric, wait, "
+				 "mark or guest steps, or guest ticks), but HOMALAB_AGENT0 is "
+				 "not set and no --agent was given (run it as a "
+				 "vm/lab --host step)");
 			free(a);
-			return RUN_SKIP;
+			return RUN_FAIL;
 		}
-		if (needs_agent(s) && metrics_read(c->agent, &c->base, err,
-						   sizeof(err))) {
-			snprintf(why, n, "baseline metrics: %s", err);
+		if (needs_agent(s) && (guest_tick_vars(c, err, sizeof(err)) ||
+				       metrics_read(c->agent, &c->base, err,
+						    sizeof(err)))) {
+			snprintf(why, n, "baseline: %s", err);
 			free(a);
 			return RUN_FAIL;
 		}
@@ -561,6 +749,8 @@ enum run_result scen_run(struct run_ctx *c, const struct scenario *s,
 		long from = st->loop_var ? st->loop_from : 0;
 		long to = st->loop_var ? st->loop_to : 0;
 
+		if (c->offline && !offline_step(st->kind))
+			continue;
 		for (long v = from; v <= to && res == RUN_PASS; v++) {
 			if (st->loop_var)
 				vars_set_num(&c->vars, st->loop_var,
@@ -582,8 +772,15 @@ enum run_result scen_run(struct run_ctx *c, const struct scenario *s,
 			}
 		}
 	}
-	if (!c->offline)
-		run_settle(c, 300);
+	if (!c->offline) {
+		err[0] = 0;
+		if (run_settle(c, SETTLE_MS, err, sizeof(err)) &&
+		    res == RUN_PASS) {
+			snprintf(why, n, "after the last step: %s", err);
+			res = RUN_FAIL;
+		}
+	}
+	drop_held(c);
 	free(a);
 	return res;
 }

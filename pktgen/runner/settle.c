@@ -2,6 +2,8 @@
 /*
  * settle.c - behave like a polite client towards RPCs a scenario left
  * behind: acknowledge their NEED_ACKs so they are freed and stop talking.
+ * It does not swallow what a scenario forbade until its end (expect-none
+ * ... until=end): such a frame, captured or arriving now, fails the run.
  */
 #include "run.h"
 
@@ -49,15 +51,23 @@ int run_ack_need_ack(struct run_ctx *c, const struct hp_frame *g)
 	return r;
 }
 
-void run_settle(struct run_ctx *c, unsigned int ms)
+int run_settle(struct run_ctx *c, unsigned int ms, char *why, size_t n)
 {
 	uint64_t deadline = hp_now_ns() + (uint64_t)ms * 1000000ull;
 	struct hp_frame *g = malloc(sizeof(*g));
+	int bad = 0;
 
-	for (size_t i = 0; i < c->backlog.n; i++)
+	for (size_t i = 0; i < c->backlog.n; i++) {
+		if (!bad)
+			bad = run_held_check(c, c->backlog.v[i], why, n);
 		run_ack_need_ack(c, c->backlog.v[i]);
+	}
 	hp_list_free(&c->backlog);
-	while (g && hp_live_recv(&c->live, g, deadline) == 1)
+	while (g && hp_live_recv(&c->live, g, deadline) == 1) {
+		if (!bad)
+			bad = run_held_check(c, g, why, n);
 		run_ack_need_ack(c, g);
+	}
 	free(g);
+	return bad ? -1 : 0;
 }

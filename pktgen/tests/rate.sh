@@ -1,77 +1,89 @@
 #!/bin/sh
 # rate.sh PKTGEN [COUNT] - a `vm/lab run --host` step (guest 0 runs Homa).
 #
-# KTAP cases for what homa-pktgen does on a live interface, and the note's
-# figure: its injection rate into the lab tap against `tcpreplay --topspeed`
-# of the same pcap on the same tap, in one run.
-#  1-2  -i sends exactly COUNT frames (-r replay of a -w pcap); tcpreplay
-#       sends the same COUNT with no failure. The frames go to a MAC no
-#       guest owns, so the guest drops them in its NIC driver and the tap
-#       is the bottleneck. Three interleaved rounds; the best of each.
-#  3    --pps paces: 300 frames at --pps 1000 take at least 0.25 s and
-#       report at most 1100 pps.
+# KTAP cases for what homa-pktgen does on a live interface. Frame counts
+# and rates come from the tap's own counters
+# (/sys/class/net/$TAP/statistics: tx_packets are frames the guest's QEMU
+# read, tx_dropped frames the tap dropped because QEMU was behind) and our
+# own clock, never from a tool's summary.
+#  1-2  -i hands the tap exactly COUNT frames (-r replay of a -w pcap);
+#       so does tcpreplay --topspeed with the same pcap. The frames go to a
+#       MAC no guest owns, so the guest drops them in its NIC driver and
+#       the tap is the bottleneck. Three interleaved rounds.
+#  3    --pps paces: 300 frames at --pps 1000 reach the tap in at least
+#       0.25 s, at most 1100 frames/s.
 #  4    -f/--timeout/-C capture the guest's answer: a RESEND to the guest's
 #       socket on port 5000 for an RPC it does not know draws an UNKNOWN, and -W
 #       writes it to a pcap that tcpdump reads back.
+#  5    homa-pktgen's best rate into the tap is at least a fifth of
+#       tcpreplay --topspeed's: a loose bound that catches a sender gone
+#       slow, not a figure (measured 0.40-0.69 at 20,000 frames on a shared
+#       2-core host). The ratio itself is printed as "# measured", not
+#       asserted.
 set -eu
 PKTGEN=$1
 COUNT=${2:-100000}
 TAP=${HOMALAB_TAP0:?run me as a vm/lab --host step}
+STATS=/sys/class/net/$TAP/statistics
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fails=0
 ok() { echo "ok $1 $2"; }
 notok() { echo "not ok $1 $2"; fails=$((fails + 1)); }
-# Fields of homa-pktgen's summary "sent N frames in S s: P pps" in FILE.
-pg_count() { sed -n 's/.*sent \([0-9]*\) frames in .*/\1/p' "$1"; }
-pg_secs() { sed -n 's/.*sent [0-9]* frames in \([0-9.]*\) s: .*/\1/p' "$1"; }
-pg_pps() { sed -n 's/.*: \([0-9]*\) pps$/\1/p' "$1"; }
+# Frames the host side offered to the tap so far: read by QEMU or dropped.
+tap_frames() { echo $(( $(cat "$STATS/tx_packets") + $(cat "$STATS/tx_dropped") )); }
+now_ns() { date +%s%N; }
+# Other frames the host puts on the tap (the bridge's IPv6 ND/MLD) in one
+# measurement at most.
+SLACK=50
+# measure NAME CMD...: run CMD; set n (frames the tap got), dropped (of
+# them, dropped by the tap), ns (wall time) and pps.
+measure() {
+	name=$1
+	shift
+	d0=$(cat "$STATS/tx_dropped")
+	f0=$(tap_frames)
+	t0=$(now_ns)
+	"$@" > "$T/out.txt" 2>&1 || echo "$name: exit status $?" >> "$T/out.txt"
+	t1=$(now_ns)
+	n=$(( $(tap_frames) - f0 ))
+	dropped=$(( $(cat "$STATS/tx_dropped") - d0 ))
+	ns=$((t1 - t0))
+	pps=$(( n * 1000000000 / (ns > 0 ? ns : 1) ))
+	echo "# $name: tap got $n frames ($dropped dropped by the tap) in $((ns / 1000000)) ms: $pps frames/s"
+	sed "s/^/#   $name: /" "$T/out.txt"
+}
+# exact N: the tap got N frames, give or take the SLACK of its own.
+exact() { [ "$n" -ge "$1" ] && [ "$n" -le $(($1 + SLACK)) ]; }
 
 echo "KTAP version 1"
-echo "1..4"
+echo "1..5"
 "$PKTGEN" --msg-size 100 --eth.dst 02:00:00:00:00:99 -c "$COUNT" -w "$T/rate.pcap" -q
-best_pg=0 best_tr=0 pg_sent=0 tr_sent=0 tr_failed=0
+best_pg=0 best_tr=0 pg_sent=0 tr_sent=0
 for round in 1 2 3; do
-	"$PKTGEN" -r "$T/rate.pcap" -i "$TAP" 2> "$T/pg.txt" || true
-	sed "s/^/# round $round: /" "$T/pg.txt"
-	n=$(pg_count "$T/pg.txt")
-	p=$(pg_pps "$T/pg.txt")
-	[ "${n:-0}" = "$COUNT" ] && pg_sent=$((pg_sent + 1))
-	[ "${p:-0}" -gt "$best_pg" ] && best_pg=$p
-	tcpreplay --topspeed -i "$TAP" "$T/rate.pcap" > "$T/tr.txt" 2>&1 || true
-	grep -E 'Actual|Rated|Failed' "$T/tr.txt" | sed "s/^/# round $round: tcpreplay: /"
-	# "Actual: N packets (...) sent in S seconds", "Rated: B Bps, M Mbps, P pps"
-	n=$(sed -n 's/.*Actual: \([0-9]*\) packets.*/\1/p' "$T/tr.txt")
-	p=$(sed -n 's/.*Rated: .* \([0-9.]*\) pps.*/\1/p' "$T/tr.txt" | cut -d. -f1)
-	f=$(sed -n 's/.*Failed packets: *\([0-9]*\).*/\1/p' "$T/tr.txt")
-	[ "${n:-0}" = "$COUNT" ] && tr_sent=$((tr_sent + 1))
-	[ "${f:-1}" = 0 ] || tr_failed=$((tr_failed + 1))
-	[ "${p:-0}" -gt "$best_tr" ] && best_tr=$p
+	measure "round $round: homa-pktgen -r -i" "$PKTGEN" -r "$T/rate.pcap" -i "$TAP"
+	exact "$COUNT" && pg_sent=$((pg_sent + 1))
+	[ "$pps" -gt "$best_pg" ] && best_pg=$pps
+	measure "round $round: tcpreplay --topspeed" tcpreplay --topspeed -i "$TAP" "$T/rate.pcap"
+	exact "$COUNT" && tr_sent=$((tr_sent + 1))
+	[ "$pps" -gt "$best_tr" ] && best_tr=$pps
 done
-if [ "$pg_sent" = 3 ] && [ "$best_pg" -gt 0 ]; then
-	ok 1 "homa-pktgen -r -i sends all $COUNT frames in each of 3 rounds"
+if [ "$pg_sent" = 3 ]; then
+	ok 1 "homa-pktgen -r -i: the tap got all $COUNT frames in each of 3 rounds"
 else
-	notok 1 "homa-pktgen -r -i sends all $COUNT frames in each of 3 rounds ($pg_sent rounds did)"
+	notok 1 "homa-pktgen -r -i: the tap got all $COUNT frames in only $pg_sent of 3 rounds"
 fi
-if [ "$tr_sent" = 3 ] && [ "$tr_failed" = 0 ] && [ "$best_tr" -gt 0 ]; then
-	ok 2 "tcpreplay --topspeed sends the same $COUNT frames with no failure"
+if [ "$tr_sent" = 3 ]; then
+	ok 2 "tcpreplay --topspeed: the tap got the same $COUNT frames in each of 3 rounds"
 else
-	notok 2 "tcpreplay --topspeed sends the same $COUNT frames ($tr_sent rounds did, $tr_failed had failures)"
-fi
-if [ "$best_tr" -gt 0 ]; then
-	echo "# RATE homa-pktgen ${best_pg} pps, tcpreplay --topspeed ${best_tr} pps," \
-		"ratio $(echo "scale=2; $best_pg / $best_tr" | bc) (best of 3 rounds of $COUNT frames of" \
-		"$(( $(stat -c %s "$T/rate.pcap") / COUNT - 16 )) bytes on average)"
+	notok 2 "tcpreplay --topspeed: the tap got all $COUNT frames in only $tr_sent of 3 rounds"
 fi
 
-"$PKTGEN" -r "$T/rate.pcap" -c 300 --pps 1000 -i "$TAP" 2> "$T/pps.txt" || true
-sed 's/^/# /' "$T/pps.txt"
-s=$(pg_secs "$T/pps.txt")
-p=$(pg_pps "$T/pps.txt")
-if [ "$(pg_count "$T/pps.txt")" = 300 ] && [ -n "$s" ] && [ "$(echo "$s >= 0.25" | bc)" = 1 ] && [ "${p:-99999}" -le 1100 ]; then
-	ok 3 "--pps 1000 paces 300 frames (${s} s, ${p} pps)"
+measure "--pps 1000" "$PKTGEN" -r "$T/rate.pcap" -c 300 --pps 1000 -i "$TAP"
+if exact 300 && [ "$ns" -ge 250000000 ] && [ "$pps" -le 1100 ]; then
+	ok 3 "--pps 1000 paces 300 frames ($((ns / 1000000)) ms, $pps frames/s at the tap)"
 else
-	notok 3 "--pps 1000 paces 300 frames (got '${s:-?}' s, '${p:-?}' pps)"
+	notok 3 "--pps 1000 paces 300 frames (tap got $n frames in $((ns / 1000000)) ms, $pps frames/s)"
 fi
 
 # The lab's default addresses are those of guest 0 and the tap's peer.
@@ -83,5 +95,14 @@ if "$PKTGEN" -i "$TAP" --type RESEND --id 1000 --dport 5000 --offset 0 --length 
 else
 	sed 's/^/# /' "$T/cap.txt"
 	notok 4 "a RESEND for an unknown RPC is answered with UNKNOWN, captured by -f/-C/-W"
+fi
+echo "# measured: homa-pktgen ${best_pg} frames/s, tcpreplay --topspeed ${best_tr} frames/s" \
+	"into the tap, ratio $([ "$best_tr" -gt 0 ] && echo "scale=2; $best_pg / $best_tr" | bc || echo n/a)" \
+	"(best of 3 rounds of $COUNT frames of $(( $(stat -c %s "$T/rate.pcap") / COUNT - 16 )) bytes" \
+	"on average; tap counters and wall clock, not the tools' summaries)"
+if [ "$best_tr" -gt 0 ] && [ $((5 * best_pg)) -ge "$best_tr" ]; then
+	ok 5 "homa-pktgen reaches at least a fifth of tcpreplay --topspeed's rate into the tap"
+else
+	notok 5 "homa-pktgen reaches at least a fifth of tcpreplay --topspeed's rate into the tap ($best_pg vs $best_tr frames/s)"
 fi
 [ "$fails" = 0 ]

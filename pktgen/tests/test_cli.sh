@@ -1,7 +1,10 @@
 #!/bin/sh
-# test_cli.sh PKTGEN - homa-pktgen's flags: every bad flag or value gives
-# exactly one error line and exit status 2; good runs write pcaps that
-# tcpdump reads with correct IPv4 checksums; -r/-w round trips bytes.
+# test_cli.sh PKTGEN - homa-pktgen's flags: every bad flag, value or input
+# file gives exactly one error line and exit status 2 (bad usage), a
+# failure at run time (cannot write the pcap, no such interface) exactly
+# one line and status 1, as README.md and --help document; good runs
+# write pcaps that tcpdump reads with correct IPv4 checksums; -r/-w round
+# trips bytes.
 set -u
 PKTGEN=$1
 T=$(mktemp -d)
@@ -12,18 +15,24 @@ fail=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); fail=1; echo "not ok $n - $*"; }
 
-# bad ARGS...: non-zero status (2: usage, 1: at run time), one stderr line
-# starting with "homa-pktgen: ".
-bad() {
+# status WANT ARGS...: exit status exactly WANT, one stderr line starting
+# with "homa-pktgen: ".
+status() {
+	want=$1
+	shift
 	"$PKTGEN" "$@" >"$T/out" 2>"$T/err"
 	rc=$?
 	lines=$(wc -l <"$T/err")
-	if [ "$rc" != 0 ] && [ "$lines" = 1 ] && grep -q '^homa-pktgen: ' "$T/err"; then
-		ok "bad: $* -> $(cat "$T/err")"
+	if [ "$rc" = "$want" ] && [ "$lines" = 1 ] && grep -q '^homa-pktgen: ' "$T/err"; then
+		ok "status $want: $* -> $(cat "$T/err")"
 	else
-		notok "bad: $* -> status $rc, $lines lines: $(cat "$T/err")"
+		notok "status $want: $* -> status $rc, $lines lines: $(cat "$T/err")"
 	fi
 }
+# bad ARGS...: bad usage (a flag, a value, an input file): status 2.
+bad() { status 2 "$@"; }
+# badrun ARGS...: valid usage that fails at run time: status 1.
+badrun() { status 1 "$@"; }
 
 echo "TAP version 13"
 bad --bogus 1
@@ -63,8 +72,8 @@ bad -r /nonexistent.pcap
 bad -r "$T/x.pcap" --sport 1
 bad -f 'ip proto 146'
 bad --timeout 10
-bad -w /nonexistent-dir/x.pcap
-bad -i homa-no-such-if0
+badrun -w /nonexistent-dir/x.pcap
+badrun -i homa-no-such-if0
 
 # Good runs.
 if "$PKTGEN" --msg-size 3000 --seg-size 1000 --order 2,0,1,1 -w "$T/a.pcap" -q &&
@@ -90,6 +99,12 @@ if [ "$(echo "$out" | grep -c 'RESEND 40000 > 5000 id 2 offset 7 length 9')" = 5
 	ok "-c 5 prints 5 RESENDs with their fields"
 else
 	notok "-c 5 print: $out"
+fi
+"$PKTGEN" --help >"$T/help"
+if grep -q '^Exit status: 0 ok, 1 failure at run time' "$T/help" && grep -q ', 2 bad usage' "$T/help"; then
+	ok "--help documents the exit statuses"
+else
+	notok "--help does not document the exit statuses"
 fi
 if "$PKTGEN" --list-fields | grep -q '^num_acks'; then
 	ok "--list-fields lists num_acks"

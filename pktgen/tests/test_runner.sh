@@ -48,13 +48,35 @@ badfile 'family 5' "bad family"
 badfile 'for N 5 1 send truncate=$N' "loop bounds reversed"
 badfile 'sleep soon' "bad duration"
 badfile 'mark now' "mark with an argument"
+badfile 'wait metric drop_short 1' "wait without an operator"
+badfile 'wait drop_short == 1' "wait without 'metric'"
+badfile 'wait within=soon metric drop_short == 1' "wait with a bad duration"
+badfile 'wait within=0ticks metric drop_short == 1' "wait for zero ticks"
+badfile 'wait metric drop_short == 1 within=1s within=2s' "wait with two limits"
+badfile 'expect-none until=later type=DATA' "expect-none until= other than end"
+badfile 'expect until=end type=DATA' "until= on expect"
 badflag --port4 0 "$DIR/scenarios"
 badflag --bogus "$DIR/scenarios"
 badflag
 badflag "$T/none.scn"
 badflag "$DIR/scenarios/rpc_basic.scn"
 
-if "$RUN" --write-pcaps "$T" "$DIR/scenarios" "$DIR/fuzz" >/dev/null; then
+# No silent skip: a scenario with metric steps and no agent is "not ok"
+# with the reason, the run exits 1 (lo stands in for the tap; the check
+# comes before any step, so nothing is sent).
+printf 'name needs the agent\nfamily 4\nmetric delta drop_short == 0\n' >"$T/agent.scn"
+env -u HOMALAB_AGENT0 "$RUN" -i lo "$T/agent.scn" >"$T/out" 2>"$T/err"
+rc=$?
+if [ "$rc" = 1 ] && grep -q '^not ok 1 needs the agent (IPv4)$' "$T/out" &&
+   grep -q 'HOMALAB_AGENT0 is not set' "$T/out" && ! grep -qi 'skip' "$T/out"; then
+	ok "no agent: not ok, naming HOMALAB_AGENT0, exit 1"
+else
+	notok "no agent: status $rc: $(cat "$T/out" "$T/err")"
+fi
+
+# Offline runs need no agent: wait/metric steps (and their $TIMEOUT_TICKS
+# style variables, known only from a guest) are not run there.
+if env -u HOMALAB_AGENT0 "$RUN" --write-pcaps "$T" "$DIR/scenarios" "$DIR/fuzz" >/dev/null; then
 	ok "--write-pcaps ran"
 else
 	notok "--write-pcaps failed"
