@@ -137,6 +137,18 @@ struct homa {
 	/** @dead_buffs_limit: dead RPCs a socket may hold before reaping. */
 	int dead_buffs_limit;
 
+	/**
+	 * @max_server_rpcs: most live server RPCs one socket may have; DATA
+	 * that would create another is dropped (drop_rpc_limit).
+	 */
+	int max_server_rpcs;
+
+	/**
+	 * @max_server_rpcs_per_peer: most live server RPCs one socket may
+	 * have for one client host (address); DATA over it is dropped too.
+	 */
+	int max_server_rpcs_per_peer;
+
 	/** @link_mbps: speed of the uplink, for the pacer. */
 	int link_mbps;
 

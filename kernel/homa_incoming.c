@@ -641,11 +641,18 @@ static struct homa_rpc *homa_claim(struct homa_sock *hsk, u64 id, int flags,
 	return rpc;
 }
 
+/*
+ * Wait for a message recvmsg may take: -EAGAIN at once when nonblocking,
+ * or once SO_RCVTIMEO has passed (sock_rcvtimeo(), as UDP); -EINTR on a
+ * signal. An RPC waited for by id that ends meanwhile (HOMAIOCABORT with
+ * error 0, which wakes us) gives homa_claim()'s -EINVAL.
+ */
 static struct homa_rpc *homa_wait_for_message(struct homa_sock *hsk, u64 id,
 					      int flags, bool nonblocking,
 					      int *err)
 {
 	struct sock *sk = &hsk->inet.sk;
+	long timeo = sock_rcvtimeo(sk, nonblocking);
 	struct homa_rpc *rpc;
 	DEFINE_WAIT(wait);
 
@@ -657,7 +664,7 @@ static struct homa_rpc *homa_wait_for_message(struct homa_sock *hsk, u64 id,
 		spin_unlock_bh(&hsk->lock);
 		if (rpc || *err)
 			break;
-		if (nonblocking) {
+		if (!timeo) {
 			*err = -EAGAIN;
 			break;
 		}
@@ -665,7 +672,7 @@ static struct homa_rpc *homa_wait_for_message(struct homa_sock *hsk, u64 id,
 			*err = -EINTR;
 			break;
 		}
-		schedule();
+		timeo = schedule_timeout(timeo);
 	}
 	finish_wait(sk_sleep(sk), &wait);
 	return rpc;

@@ -41,6 +41,8 @@ static int homa_metrics_show(struct seq_file *m, void *v)
 	HOMA_SHOW(drop_unsupported);
 	HOMA_SHOW(drop_duplicate);
 	HOMA_SHOW(drop_no_buffer);
+	HOMA_SHOW(drop_rpc_limit);
+	HOMA_SHOW(buf_timeouts);
 	HOMA_SHOW(resent_packets);
 	HOMA_SHOW(resend_requests_sent);
 	HOMA_SHOW(timeouts);

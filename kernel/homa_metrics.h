@@ -23,6 +23,12 @@
  *                           FREEZE)
  *   drop_duplicate          DATA whose bytes had already arrived
  *   drop_no_buffer          DATA dropped while its message waits for space
+ *   drop_rpc_limit          DATA for a new server RPC dropped because the
+ *                           socket has max_server_rpcs live server RPCs,
+ *                           or max_server_rpcs_per_peer for that client
+ *   buf_timeouts            server RPCs freed while waiting for buffer
+ *                           space, after timeout_ticks of silence from the
+ *                           client (also counted in timeouts)
  *                           in the receive buffer pool
  *   resent_packets          DATA packets retransmitted because of a RESEND
  *   resend_requests_sent    RESEND packets sent
@@ -78,6 +84,10 @@ struct homa_metrics {
 	u64 drop_duplicate;
 	/** @drop_no_buffer: see above. */
 	u64 drop_no_buffer;
+	/** @drop_rpc_limit: see above. */
+	u64 drop_rpc_limit;
+	/** @buf_timeouts: see above. */
+	u64 buf_timeouts;
 	/** @resent_packets: see above. */
 	u64 resent_packets;
 	/** @resend_requests_sent: see above. */

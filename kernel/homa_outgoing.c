@@ -434,6 +434,10 @@ static int homa_get_dest(struct homa_sock *hsk, struct msghdr *msg,
  * @msg:    the message and its destination.
  * @length: bytes in the message.
  *
+ * The message is charged to the socket's send budget: while the outgoing
+ * memory of its RPCs is at or above sk_sndbuf, sendmsg waits for RPCs to
+ * be freed (up to SO_SNDTIMEO), or fails with -EAGAIN under MSG_DONTWAIT.
+ *
  * Return: 0 or a negative errno. Answering an RPC that no longer exists
  * is not an error.
  */
@@ -469,7 +473,13 @@ int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t length)
 	seg = homa_rpc_mtu_seg(hsk, peer);
 	if (seg < 0)
 		return seg;
-	data = kvmalloc(length, GFP_KERNEL);
+	/* The send budget (sk_sndbuf, HOMA_DEFAULT_SNDBUF) and the memory
+	 * cgroup (__GFP_ACCOUNT) both see the message.
+	 */
+	err = homa_sock_wait_wmem(hsk, msg->msg_flags & MSG_DONTWAIT);
+	if (err)
+		return err;
+	data = kvmalloc(length, GFP_KERNEL_ACCOUNT);
 	if (!data)
 		return -ENOMEM;
 	if (!copy_from_iter_full(data, length, &msg->msg_iter)) {
@@ -503,6 +513,8 @@ int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t length)
 	}
 	rpc->msgout.data = data;
 	rpc->msgout.length = length;
+	/* Given back by homa_rpc_free_mem(). */
+	homa_sock_wmem_charge(hsk, homa_sock_rpc_wmem(rpc));
 	rpc->msgout.next_xmit = 0;
 	rpc->msgout.seg_size = seg;
 	rpc->msgout.gso_segs = homa_gso_segs(hsk, seg);
@@ -621,13 +633,16 @@ int homa_offload_init(void)
 {
 	int err;
 
+	/* Both return -1 when the slot is taken: say -EBUSY, not -EPERM. */
 	err = inet_add_offload(&homa_offload, IPPROTO_HOMA);
 	if (err)
-		return err;
+		return -EBUSY;
 	err = inet6_add_offload(&homa_offload, IPPROTO_HOMA);
-	if (err)
+	if (err) {
 		inet_del_offload(&homa_offload, IPPROTO_HOMA);
-	return err;
+		return -EBUSY;
+	}
+	return 0;
 }
 
 /**

@@ -38,6 +38,7 @@ static int homa_ioc_abort(struct homa_sock *hsk, void __user *uarg)
 {
 	struct homa_rpc *rpc, *tmp;
 	struct homa_abort_args args;
+	bool ended = false;
 	int err = 0;
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
@@ -51,21 +52,31 @@ static int homa_ioc_abort(struct homa_sock *hsk, void __user *uarg)
 					 active_links) {
 			if (!homa_is_client(rpc->id))
 				continue;
-			if (args.error)
+			if (args.error) {
 				homa_rpc_abort(rpc, -args.error);
-			else if (!rpc->handed_off)
+			} else if (!rpc->handed_off) {
 				homa_rpc_end(rpc);
+				ended = true;
+			}
 		}
 	} else {
 		rpc = homa_is_client(args.id) ?
 		      homa_find_client_rpc(hsk, args.id) : NULL;
-		if (!rpc)
+		if (!rpc) {
 			err = -EINVAL;
-		else if (args.error)
+		} else if (args.error) {
 			homa_rpc_abort(rpc, -args.error);
-		else if (!rpc->handed_off)
+		} else if (!rpc->handed_off) {
 			homa_rpc_end(rpc);
+			ended = true;
+		}
 	}
+	/* A thread may be waiting in recvmsg for an RPC that is gone now:
+	 * wake it, and it returns -EINVAL as recvmsg does for an id that
+	 * does not exist (a later call sees the same).
+	 */
+	if (ended)
+		hsk->inet.sk.sk_data_ready(&hsk->inet.sk);
 	spin_unlock_bh(&hsk->lock);
 	homa_rpc_reap_some(hsk);
 	return err;
@@ -234,9 +245,15 @@ static __poll_t homa_poll(struct file *file, struct socket *sock,
 			  struct poll_table_struct *wait)
 {
 	struct homa_sock *hsk = homa_sk(sock->sk);
-	__poll_t mask = EPOLLOUT | EPOLLWRNORM;
+	struct sock *sk = sock->sk;
+	__poll_t mask = 0;
 
 	sock_poll_wait(file, sock, wait);
+	/* Writable while less than half the send budget is used, as UDP. */
+	if (sock_writeable(sk))
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	else
+		sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
 	spin_lock_bh(&hsk->lock);
 	if (hsk->shutdown || !list_empty(&hsk->ready_requests) ||
 	    !list_empty(&hsk->ready_responses))
@@ -332,6 +349,18 @@ static int homa_getsockopt(struct sock *sk, int level, int optname,
 	return 0;
 }
 
+/*
+ * Module init order. Everything a socket uses (the proto structs, the
+ * packet handlers, GSO, sysctls, metrics, the timer and pacer threads)
+ * is set up first; the socket types go last, IPv6 (which can fail)
+ * before IPv4 (which cannot), so once a user can create a socket no step
+ * can fail any more. Were a step to fail after that, sockets created
+ * meanwhile would hold references to a module whose init failed, whose
+ * memory is freed anyway. Each failure unwinds what was done, in reverse.
+ * inet_add_protocol() and inet6_add_protocol() (and the offload calls)
+ * return -1 when the protocol number is taken, e.g. by another Homa
+ * build: that is -EBUSY, not -EPERM.
+ */
 static int __init homa_load(void)
 {
 	struct homa *homa = &homa_global;
@@ -346,16 +375,14 @@ static int __init homa_load(void)
 	status = proto_register(&homav6_prot, 1);
 	if (status)
 		goto err_prot;
-	inet_register_protosw(&homa_protosw);
-	status = inet6_register_protosw(&homav6_protosw);
-	if (status)
-		goto err_protosw;
-	status = inet_add_protocol(&homa_net_protocol, IPPROTO_HOMA);
-	if (status)
-		goto err_protosw6;
-	status = inet6_add_protocol(&homav6_net_protocol, IPPROTO_HOMA);
-	if (status)
+	if (inet_add_protocol(&homa_net_protocol, IPPROTO_HOMA)) {
+		status = -EBUSY;
+		goto err_prot6;
+	}
+	if (inet6_add_protocol(&homav6_net_protocol, IPPROTO_HOMA)) {
+		status = -EBUSY;
 		goto err_proto4;
+	}
 	status = homa_offload_init();
 	if (status)
 		goto err_proto6;
@@ -378,8 +405,17 @@ static int __init homa_load(void)
 		homa->pacer_kthread = NULL;
 		goto err_timer;
 	}
+
+	/* Last: from here on sockets can exist, and nothing fails. */
+	status = inet6_register_protosw(&homav6_protosw);
+	if (status)
+		goto err_pacer;
+	inet_register_protosw(&homa_protosw);
 	return 0;
 
+err_pacer:
+	kthread_stop(homa->pacer_kthread);
+	homa->pacer_kthread = NULL;
 err_timer:
 	kthread_stop(homa->timer_kthread);
 	homa->timer_kthread = NULL;
@@ -393,10 +429,7 @@ err_proto6:
 	inet6_del_protocol(&homav6_net_protocol, IPPROTO_HOMA);
 err_proto4:
 	inet_del_protocol(&homa_net_protocol, IPPROTO_HOMA);
-err_protosw6:
-	inet6_unregister_protosw(&homav6_protosw);
-err_protosw:
-	inet_unregister_protosw(&homa_protosw);
+err_prot6:
 	proto_unregister(&homav6_prot);
 err_prot:
 	proto_unregister(&homa_prot);
@@ -405,21 +438,24 @@ err_destroy:
 	return status;
 }
 
+/* The reverse of homa_load(): no new sockets first (and no socket is
+ * left, since each holds a module reference), then no more packets.
+ */
 static void __exit homa_unload(void)
 {
 	struct homa *homa = &homa_global;
 
-	inet6_del_protocol(&homav6_net_protocol, IPPROTO_HOMA);
-	inet_del_protocol(&homa_net_protocol, IPPROTO_HOMA);
-	homa_offload_exit();
-	inet6_unregister_protosw(&homav6_protosw);
 	inet_unregister_protosw(&homa_protosw);
+	inet6_unregister_protosw(&homav6_protosw);
 	if (homa->pacer_kthread)
 		kthread_stop(homa->pacer_kthread);
 	if (homa->timer_kthread)
 		kthread_stop(homa->timer_kthread);
 	homa_metrics_exit();
 	homa_sysctl_exit(homa);
+	homa_offload_exit();
+	inet6_del_protocol(&homav6_net_protocol, IPPROTO_HOMA);
+	inet_del_protocol(&homa_net_protocol, IPPROTO_HOMA);
 	proto_unregister(&homav6_prot);
 	proto_unregister(&homa_prot);
 	homa_destroy(homa);

@@ -66,6 +66,39 @@ struct homa_rpc *homa_rpc_new_client(struct homa_sock *hsk,
 	return rpc;
 }
 
+/* The load entry of @peer in @hsk, or NULL; socket lock held. */
+static struct homa_peer_load *homa_peer_load_find(struct homa_sock *hsk,
+						  struct homa_peer *peer)
+{
+	struct homa_peer_load *load;
+
+	hlist_for_each_entry(load,
+			     &hsk->peer_loads[hash_ptr(peer,
+						       HOMA_PEER_LOAD_BITS)],
+			     links) {
+		if (load->peer == peer)
+			return load;
+	}
+	return NULL;
+}
+
+/*
+ * A server RPC of @hsk from @peer ended: count it off; the entry goes
+ * when its count reaches zero. Socket lock held.
+ */
+static void homa_peer_load_put(struct homa_sock *hsk, struct homa_peer *peer)
+{
+	struct homa_peer_load *load = homa_peer_load_find(hsk, peer);
+
+	hsk->server_rpcs--;
+	if (WARN_ON_ONCE(!load))
+		return;
+	if (--load->count == 0) {
+		hlist_del(&load->links);
+		kfree(load);
+	}
+}
+
 /**
  * homa_rpc_new_server() - create a server RPC for a request whose first
  * DATA packet just arrived (state RPC_INCOMING).
@@ -75,16 +108,50 @@ struct homa_rpc *homa_rpc_new_client(struct homa_sock *hsk,
  * @id:     the local (odd) id.
  * @length: length of the request (already validated).
  *
- * Return: the RPC, or NULL if memory ran out.
+ * Any host can create server RPCs with one packet each, so their number
+ * is bounded: per socket by max_server_rpcs and per client host by
+ * max_server_rpcs_per_peer. At a limit the packet is dropped and counted
+ * (drop_rpc_limit); the client finds out through its own timer, as for
+ * any lost packet: its RESENDs get UNKNOWN, it sends the request again,
+ * and it sees ETIMEDOUT only if the server stays at the limit for
+ * timeout_ticks.
+ *
+ * Return: the RPC, or NULL at a limit or if memory ran out.
  */
 struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
 				     struct homa_peer *peer, u16 dport,
 				     u64 id, int length)
 {
-	struct homa_rpc *rpc = homa_rpc_alloc(hsk, peer, dport);
+	struct homa_peer_load *load;
+	struct homa_rpc *rpc;
 
-	if (!rpc)
+	load = homa_peer_load_find(hsk, peer);
+	if (hsk->server_rpcs >= READ_ONCE(hsk->homa->max_server_rpcs) ||
+	    (load && load->count >=
+	     READ_ONCE(hsk->homa->max_server_rpcs_per_peer))) {
+		HOMA_INC(drop_rpc_limit);
 		return NULL;
+	}
+	if (!load) {
+		load = kmalloc(sizeof(*load), GFP_ATOMIC);
+		if (!load)
+			return NULL;
+		load->peer = peer;
+		load->count = 0;
+		hlist_add_head(&load->links,
+			       &hsk->peer_loads[hash_ptr(peer,
+							 HOMA_PEER_LOAD_BITS)]);
+	}
+	rpc = homa_rpc_alloc(hsk, peer, dport);
+	if (!rpc) {
+		if (load->count == 0) {
+			hlist_del(&load->links);
+			kfree(load);
+		}
+		return NULL;
+	}
+	load->count++;
+	hsk->server_rpcs++;
 	rpc->id = id;
 	rpc->state = RPC_INCOMING;
 	rpc->msgin.length = length;
@@ -170,10 +237,12 @@ void homa_rpc_end(struct homa_rpc *rpc)
 
 	if (rpc->state == RPC_DEAD)
 		return;
-	if (homa_is_client(rpc->id))
+	if (homa_is_client(rpc->id)) {
 		HOMA_ADD(client_rpcs_live, -1);
-	else
+	} else {
 		HOMA_ADD(server_rpcs_live, -1);
+		homa_peer_load_put(hsk, rpc->peer);
+	}
 	rpc->state = RPC_DEAD;
 	hlist_del_init(&rpc->hash_links);
 	list_del_init(&rpc->ready_links);
@@ -216,13 +285,16 @@ static void homa_rpc_free_mem(struct homa_rpc *rpc)
 		list_del(&gap->links);
 		kfree(gap);
 	}
+	if (rpc->msgout.data)
+		homa_sock_wmem_uncharge(rpc->hsk, homa_sock_rpc_wmem(rpc));
 	kvfree(rpc->msgout.data);
 	kfree(rpc);
 	HOMA_INC(rpcs_freed);
 }
 
 /**
- * homa_rpc_reap() - free the memory of dead RPCs that nobody references.
+ * homa_rpc_reap() - free the memory of dead RPCs that nobody references,
+ * and give their bpages to messages that wait for space.
  * @hsk:   the socket; its lock is NOT held (freeing may sleep).
  * @limit: most RPCs to free.
  *
@@ -231,6 +303,7 @@ static void homa_rpc_free_mem(struct homa_rpc *rpc)
 int homa_rpc_reap(struct homa_sock *hsk, int limit)
 {
 	struct homa_rpc *rpc, *tmp;
+	bool released = false;
 	LIST_HEAD(victims);
 	int n = 0;
 
@@ -244,11 +317,17 @@ int homa_rpc_reap(struct homa_sock *hsk, int limit)
 			homa_pool_release(&hsk->pool, rpc->msgin.num_bpages,
 					  rpc->msgin.bpage_offsets);
 			rpc->msgin.num_bpages = 0;
+			released = true;
 		}
 		list_move_tail(&rpc->active_links, &victims);
 		hsk->dead_count--;
 		n++;
 	}
+	/* Bpages came back: messages waiting for space may go on now (no
+	 * recvmsg may come: the application can be asleep in one).
+	 */
+	if (released && !hsk->shutdown)
+		homa_pool_check_waiting(hsk);
 	spin_unlock_bh(&hsk->lock);
 
 	list_for_each_entry_safe(rpc, tmp, &victims, active_links) {

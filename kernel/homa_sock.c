@@ -57,11 +57,16 @@ int homa_sock_init(struct homa_sock *hsk, struct homa *homa)
 	INIT_LIST_HEAD(&hsk->ready_requests);
 	INIT_LIST_HEAD(&hsk->ready_responses);
 	INIT_LIST_HEAD(&hsk->waiting_for_bufs);
+	hsk->server_rpcs = 0;
+	for (i = 0; i < HOMA_PEER_LOAD_BUCKETS; i++)
+		INIT_HLIST_HEAD(&hsk->peer_loads[i]);
 	for (i = 0; i < HOMA_RPC_BUCKETS; i++) {
 		INIT_HLIST_HEAD(&hsk->client_buckets[i]);
 		INIT_HLIST_HEAD(&hsk->server_buckets[i]);
 	}
 	homa_pool_init(&hsk->pool);
+	/* See HOMA_DEFAULT_SNDBUF; SO_SNDBUF may change it later. */
+	WRITE_ONCE(hsk->inet.sk.sk_sndbuf, HOMA_DEFAULT_SNDBUF);
 
 	spin_lock_bh(&homa->port_lock);
 	for (tries = 0; tries < 0x10000 - HOMA_MIN_DEFAULT_PORT; tries++) {
@@ -92,8 +97,13 @@ int homa_sock_init(struct homa_sock *hsk, struct homa *homa)
  * @hsk:  the socket.
  * @port: the port; 0 keeps the current port.
  *
- * Return: 0, -EINVAL for automatic-range ports, -EADDRINUSE if another
- * socket has @port, -ESHUTDOWN after shutdown.
+ * A socket with live RPCs keeps its port: their packets carry it, and the
+ * peers drop packets from any other port (a client matches the server's
+ * port, a server the client's), so moving it would strand every one of
+ * them. Like a second bind() of a UDP socket, that is -EINVAL.
+ *
+ * Return: 0, -EINVAL for automatic-range ports or a socket with live RPCs,
+ * -EADDRINUSE if another socket has @port, -ESHUTDOWN after shutdown.
  */
 int homa_sock_bind(struct homa_sock *hsk, u16 port)
 {
@@ -105,7 +115,11 @@ int homa_sock_bind(struct homa_sock *hsk, u16 port)
 		return 0;
 	if (port >= HOMA_MIN_DEFAULT_PORT)
 		return -EINVAL;
-	spin_lock_bh(&homa->port_lock);
+	/* hsk->lock before port_lock (homa_impl.h): RPCs are created under
+	 * hsk->lock, so none can appear while the port changes.
+	 */
+	spin_lock_bh(&hsk->lock);
+	spin_lock(&homa->port_lock);
 	if (hsk->shutdown || !hsk->in_table) {
 		result = -ESHUTDOWN;
 		goto done;
@@ -116,6 +130,10 @@ int homa_sock_bind(struct homa_sock *hsk, u16 port)
 			result = -EADDRINUSE;
 		goto done;
 	}
+	if (!list_empty(&hsk->active_rpcs)) {
+		result = -EINVAL;
+		goto done;
+	}
 	hlist_del(&hsk->port_links);
 	hsk->port = port;
 	hsk->inet.inet_num = port;
@@ -123,8 +141,101 @@ int homa_sock_bind(struct homa_sock *hsk, u16 port)
 	hlist_add_head(&hsk->port_links,
 		       &homa->port_buckets[homa_port_hash(port)]);
 done:
-	spin_unlock_bh(&homa->port_lock);
+	spin_unlock(&homa->port_lock);
+	spin_unlock_bh(&hsk->lock);
 	return result;
+}
+
+/**
+ * homa_sock_rpc_wmem() - what an RPC with an outgoing message is charged
+ * to its socket's send budget: the message, plus the RPC itself for a
+ * client RPC (sendmsg creates those; server RPCs come from the network).
+ * @rpc: the RPC; msgout.data is set.
+ *
+ * Return: bytes.
+ */
+int homa_sock_rpc_wmem(const struct homa_rpc *rpc)
+{
+	return rpc->msgout.length +
+	       (homa_is_client(rpc->id) ? (int)sizeof(*rpc) : 0);
+}
+
+/**
+ * homa_sock_wmem_charge() - charge outgoing memory to the socket's send
+ * budget (sk_wmem_alloc); homa_sock_wmem_uncharge() gives it back.
+ * @hsk:   the socket.
+ * @bytes: how much.
+ */
+void homa_sock_wmem_charge(struct homa_sock *hsk, int bytes)
+{
+	refcount_add(bytes, &hsk->inet.sk.sk_wmem_alloc);
+}
+
+/**
+ * homa_sock_wmem_uncharge() - give back what homa_sock_wmem_charge()
+ * charged and wake senders waiting for budget (sk_write_space, as
+ * sock_wfree() does). No lock held.
+ * @hsk:   the socket.
+ * @bytes: how much.
+ */
+void homa_sock_wmem_uncharge(struct homa_sock *hsk, int bytes)
+{
+	struct sock *sk = &hsk->inet.sk;
+
+	/* The socket's own unit of sk_wmem_alloc lasts until sk_free(),
+	 * after homa_sock_destroy() freed every RPC: never 0 here.
+	 */
+	if (WARN_ON_ONCE(refcount_sub_and_test(bytes, &sk->sk_wmem_alloc)))
+		return;
+	sk->sk_write_space(sk);
+}
+
+/**
+ * homa_sock_wait_wmem() - wait until the socket may start another outgoing
+ * message (homa_sock_wmem_ok()), as UDP's sock_alloc_send_pskb() does.
+ * @hsk:         the socket; no lock held.
+ * @nonblocking: MSG_DONTWAIT: do not wait at all.
+ *
+ * Dead RPCs still hold their charge, so they are reaped first. The wait
+ * ends when RPCs are freed (homa_sock_wmem_uncharge()), after SO_SNDTIMEO,
+ * on a signal or on shutdown.
+ *
+ * Return: 0, -EAGAIN (MSG_DONTWAIT or SO_SNDTIMEO expired), -EINTR or
+ * -ERESTARTSYS (signal), -ESHUTDOWN.
+ */
+int homa_sock_wait_wmem(struct homa_sock *hsk, bool nonblocking)
+{
+	struct sock *sk = &hsk->inet.sk;
+	long timeo = sock_sndtimeo(sk, nonblocking);
+	DEFINE_WAIT(wait);
+	long chunk, left;
+
+	for (;;) {
+		if (READ_ONCE(hsk->shutdown))
+			return -ESHUTDOWN;
+		if (homa_sock_wmem_ok(hsk))
+			return 0;
+		if (READ_ONCE(hsk->dead_count) > 0 &&
+		    homa_rpc_reap(hsk, INT_MAX) > 0)
+			continue;
+		if (!timeo)
+			return -EAGAIN;
+		if (signal_pending(current))
+			return sock_intr_errno(timeo);
+		sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
+		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		prepare_to_wait(sk_sleep(sk), &wait, TASK_INTERRUPTIBLE);
+		/* A dead RPC that a kernel thread held a moment ago frees
+		 * its charge only when reaped: look again soon.
+		 */
+		chunk = READ_ONCE(hsk->dead_count) > 0 ? min(timeo, 1L) : timeo;
+		left = chunk;
+		if (!homa_sock_wmem_ok(hsk) && !READ_ONCE(hsk->shutdown))
+			left = schedule_timeout(chunk);
+		finish_wait(sk_sleep(sk), &wait);
+		if (timeo != MAX_SCHEDULE_TIMEOUT)
+			timeo -= chunk - left;
+	}
 }
 
 /**

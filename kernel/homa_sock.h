@@ -10,6 +10,41 @@
 
 #define HOMA_RPC_BUCKETS	1024
 
+/* Buckets of homa_sock.peer_loads. */
+#define HOMA_PEER_LOAD_BITS	6
+#define HOMA_PEER_LOAD_BUCKETS	BIT(HOMA_PEER_LOAD_BITS)
+
+/**
+ * struct homa_peer_load - how many live server RPCs of one socket belong
+ * to one client host. Exists only while that count is above zero, so a
+ * socket has at most max_server_rpcs of them; each of those RPCs holds
+ * the peer.
+ */
+struct homa_peer_load {
+	/** @links: in homa_sock.peer_loads. */
+	struct hlist_node links;
+
+	/** @peer: the client host. */
+	struct homa_peer *peer;
+
+	/** @count: live server RPCs of the socket from @peer. */
+	int count;
+};
+
+struct homa_rpc;
+
+/**
+ * define HOMA_DEFAULT_SNDBUF - send budget (sk_sndbuf) of a new Homa socket.
+ *
+ * Outgoing messages (and client RPCs) are charged to sk_wmem_alloc; sendmsg
+ * waits (or fails with EAGAIN) while the charge is at or above sk_sndbuf.
+ * The generic default (net.core.wmem_default, 208 KiB) would hold fewer than
+ * one 1 MB message, so Homa sockets start with 32 MiB: 1,000 outstanding
+ * RPCs of up to 32 KB, or 32 messages of 1 MB, before the sender waits.
+ * SO_SNDBUF (capped by net.core.wmem_max) and SO_SNDBUFFORCE change it.
+ */
+#define HOMA_DEFAULT_SNDBUF	(32 << 20)
+
 /**
  * struct homa_sock - a Homa socket. IPv6 sockets are a struct homa_v6_sock.
  */
@@ -59,6 +94,18 @@ struct homa_sock {
 	/** @waiting_for_bufs: incoming messages waiting for pool space. */
 	struct list_head waiting_for_bufs;
 
+	/**
+	 * @server_rpcs: live (not dead) server RPCs, at most
+	 * homa.max_server_rpcs.
+	 */
+	int server_rpcs;
+
+	/**
+	 * @peer_loads: struct homa_peer_load by peer, for
+	 * homa.max_server_rpcs_per_peer.
+	 */
+	struct hlist_head peer_loads[HOMA_PEER_LOAD_BUCKETS];
+
 	/** @client_buckets: client RPCs by id. */
 	struct hlist_head client_buckets[HOMA_RPC_BUCKETS];
 
@@ -96,5 +143,25 @@ void homa_sock_destroy(struct homa_sock *hsk);
 int homa_sock_bind(struct homa_sock *hsk, u16 port);
 struct homa_sock *homa_sock_find(struct homa *homa, struct net *net, u16 port);
 int homa_sock_collect(struct homa *homa, struct homa_sock ***out);
+int homa_sock_wait_wmem(struct homa_sock *hsk, bool nonblocking);
+int homa_sock_rpc_wmem(const struct homa_rpc *rpc);
+void homa_sock_wmem_charge(struct homa_sock *hsk, int bytes);
+void homa_sock_wmem_uncharge(struct homa_sock *hsk, int bytes);
+
+/**
+ * homa_sock_wmem_ok() - may the socket start another outgoing message?
+ * @hsk: the socket.
+ *
+ * As for UDP, a message is admitted while the charge is below the budget,
+ * so one message of any length always fits.
+ *
+ * Return: true when sk_wmem_alloc is below sk_sndbuf.
+ */
+static inline bool homa_sock_wmem_ok(struct homa_sock *hsk)
+{
+	struct sock *sk = &hsk->inet.sk;
+
+	return sk_wmem_alloc_get(sk) < READ_ONCE(sk->sk_sndbuf);
+}
 
 #endif /* _HOMA_SOCK_H */

@@ -52,6 +52,37 @@ static void homa_check_done_server(struct homa_rpc *rpc)
 				       HOMA_NEED_ACK_MAX_INTERVAL);
 }
 
+/*
+ * An incoming message that waits for buffer space, one tick. The v4 seed
+ * holds silent_ticks at 0 while a message waits: the wait is the
+ * receiver's doing, so it must not count as the sender's silence. But a
+ * server RPC is made by any host with one DATA packet that claims more
+ * than the pool can give, and under that rule it (and the pool space it
+ * blocks, see homa_pool_check_waiting()) lives forever. So server RPCs
+ * count silence while they wait. A live client needs no help from us to
+ * be heard: while it has no response its own timer sends a RESEND every
+ * resend_interval ticks (and DATA while it still has bytes to send), and
+ * each of those resets silent_ticks here (homa_resend_pkt() answers BUSY,
+ * which keeps the client from timing out in turn). Only a client that is
+ * gone, or never existed, is silent for timeout_ticks. Nothing is asked
+ * of the sender meanwhile: what it sent now would be dropped.
+ * Client RPCs keep the seed's rule: the local application made them, and
+ * it holds the bpages they wait for.
+ */
+static void homa_check_waiting_rpc(struct homa_rpc *rpc)
+{
+	if (homa_is_client(rpc->id)) {
+		rpc->silent_ticks = 0;
+		return;
+	}
+	rpc->silent_ticks++;
+	if (rpc->silent_ticks >= rpc->hsk->homa->timeout_ticks) {
+		HOMA_INC(timeouts);
+		HOMA_INC(buf_timeouts);
+		homa_rpc_end(rpc);
+	}
+}
+
 /* One RPC, one tick; the socket lock is held. May end the RPC. */
 static void homa_check_rpc(struct homa_rpc *rpc)
 {
@@ -70,7 +101,7 @@ static void homa_check_rpc(struct homa_rpc *rpc)
 		}
 	} else if (rpc->state == RPC_INCOMING) {
 		if (rpc->msgin.waiting_for_bufs) {
-			rpc->silent_ticks = 0;
+			homa_check_waiting_rpc(rpc);
 			return;
 		}
 		if (rpc->msgin.length >= 0 && rpc->msgin.bytes_remaining == 0)
@@ -108,6 +139,29 @@ static void homa_timer_sock(struct homa_sock *hsk)
 	spin_unlock_bh(&hsk->lock);
 }
 
+/*
+ * Reap the dead RPCs of @hsk (those that were dead when the tick began),
+ * reap_limit at a time with the lock dropped in between, so that the
+ * bpages and skbs of RPCs that died (timed out, acked, aborted) come back
+ * within a tick even while the application sleeps in recvmsg and makes
+ * no system call that would reap them. RPCs that are still referenced
+ * are retried next tick.
+ */
+static void homa_timer_reap(struct homa *homa, struct homa_sock *hsk)
+{
+	int limit = max(READ_ONCE(homa->reap_limit), 1);
+	int todo = READ_ONCE(hsk->dead_count);
+	int n;
+
+	while (todo > 0) {
+		n = homa_rpc_reap(hsk, min(limit, todo));
+		if (n < min(limit, todo))
+			break;
+		todo -= n;
+		cond_resched();
+	}
+}
+
 /**
  * homa_timer() - one tick of the timer: check every RPC of every socket
  * and reap dead RPCs.
@@ -124,8 +178,7 @@ void homa_timer(struct homa *homa)
 	n = homa_sock_collect(homa, &socks);
 	for (i = 0; i < n; i++) {
 		homa_timer_sock(socks[i]);
-		if (READ_ONCE(socks[i]->dead_count) > 0)
-			homa_rpc_reap(socks[i], homa->reap_limit);
+		homa_timer_reap(homa, socks[i]);
 		sock_put(&socks[i]->inet.sk);
 	}
 	kfree(socks);

@@ -40,6 +40,8 @@ int homa_init(struct homa *homa)
 	homa->request_ack_ticks = 2;
 	homa->reap_limit = 10;
 	homa->dead_buffs_limit = 5000;
+	homa->max_server_rpcs = 4096;
+	homa->max_server_rpcs_per_peer = 512;
 	homa->link_mbps = 25000;
 	homa->max_nic_queue_ns = 5000;
 	homa->throttle_min_bytes = 200;
@@ -85,6 +87,8 @@ static struct ctl_table homa_ctl_table[] = {
 	HOMA_PARAM(request_ack_ticks, &one, &max_ticks),
 	HOMA_PARAM(reap_limit, &one, &max_limit),
 	HOMA_PARAM(dead_buffs_limit, &one, &max_limit),
+	HOMA_PARAM(max_server_rpcs, &one, &max_limit),
+	HOMA_PARAM(max_server_rpcs_per_peer, &one, &max_limit),
 	HOMA_PARAM(link_mbps, &one, &max_mbps),
 	HOMA_PARAM(max_nic_queue_ns, &zero, &max_ns),
 	HOMA_PARAM(throttle_min_bytes, &zero, &max_msg),

@@ -180,6 +180,9 @@ static void test_sysctls(struct ktap *k)
 		{ "timeout_ticks", 100, "1", "1000001", "150" },
 		{ "link_mbps", 25000, "0", "10000001", "10000" },
 		{ "max_gso_size", 10000, "1099", "65001", "2000" },
+		/* Ours, not the series' (issue 10): server RPC limits. */
+		{ "max_server_rpcs", 4096, "0", "10000001", "5000" },
+		{ "max_server_rpcs_per_peer", 512, "0", "10000001", "600" },
 		{ .name = "resend_interval", .def = 5 },
 		{ .name = "request_ack_ticks", .def = 2 },
 		{ .name = "reap_limit", .def = 10 },
@@ -226,7 +229,7 @@ int main(void)
 	struct ktap k;
 	int fd4, fd6;
 
-	ktap_start(&k, 30);
+	ktap_start(&k, 32);
 	test_loaded(&k);
 	test_sysctls(&k);
 	fd4 = homa_socket(AF_INET);
