@@ -81,7 +81,7 @@ static int read_task_file(pid_t pid, pid_t tid, const char *what, char *buf,
 	return 0;
 }
 
-bool task_sleeps_in_recvmsg(pid_t pid, pid_t tid)
+bool task_sleeps_in_syscall(pid_t pid, pid_t tid, long nr)
 {
 	char buf[512], *p;
 
@@ -94,7 +94,12 @@ bool task_sleeps_in_recvmsg(pid_t pid, pid_t tid)
 	/* syscall: "NR args... sp pc" while in a call, "running" or "-1 ..." */
 	if (read_task_file(pid, tid, "syscall", buf, sizeof(buf)) < 0)
 		return false;
-	return strtol(buf, NULL, 10) == SYS_recvmsg;
+	return strtol(buf, NULL, 10) == nr;
+}
+
+bool task_sleeps_in_recvmsg(pid_t pid, pid_t tid)
+{
+	return task_sleeps_in_syscall(pid, tid, SYS_recvmsg);
 }
 
 int tasks_sleeping_in_recvmsg(pid_t pid)

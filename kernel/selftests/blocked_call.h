@@ -40,6 +40,13 @@ bool blocked_call_finish(struct blocked_call *b);
 bool blocked_call_wait_blocked(struct blocked_call *b, int ms);
 
 /*
+ * Whether thread @tid of process @pid (0: this process) sleeps (state 'S'
+ * in /proc/PID/task/TID/stat) in system call number @nr (first field of
+ * /proc/PID/task/TID/syscall).
+ */
+bool task_sleeps_in_syscall(pid_t pid, pid_t tid, long nr);
+
+/*
  * Whether thread @tid of process @pid (0: this process) sleeps in the
  * recvmsg system call: state 'S' in /proc/PID/task/TID/stat and recvmsg's
  * number first in /proc/PID/task/TID/syscall.

@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blocked_call.h"
 #include "expect.h"
 #include "homa_addr.h"
 #include "homa_msg.h"
@@ -61,37 +62,6 @@ static long long now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-/* True when thread @tid of this process sleeps (S) in system call @nr. */
-static bool task_sleeps_in(pid_t tid, long nr)
-{
-	char path[64], b[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return false;
-	n = read(fd, b, sizeof(b) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	b[n] = 0;
-	p = strrchr(b, ')');
-	if (!p || p[1] != ' ' || p[2] != 'S')
-		return false;
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return false;
-	n = read(fd, b, sizeof(b) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	b[n] = 0;
-	return strtol(b, NULL, 10) == nr;
 }
 
 /* sendmsg of a request with @flags; 0 or -errno. */
@@ -185,7 +155,7 @@ static bool call_wait_blocked(struct call *c, int ms)
 		if (call_done(c))
 			return false;
 		tid = __atomic_load_n(&c->tid, __ATOMIC_ACQUIRE);
-		if (tid && task_sleeps_in(tid, nr))
+		if (tid && task_sleeps_in_syscall(0, tid, nr))
 			return true;
 		if (now_ms() >= end)
 			return false;
