@@ -250,10 +250,16 @@ static __poll_t homa_poll(struct file *file, struct socket *sock,
 
 	sock_poll_wait(file, sock, wait);
 	/* Writable while less than half the send budget is used, as UDP. */
-	if (sock_writeable(sk))
+	if (sock_writeable(sk)) {
 		mask |= EPOLLOUT | EPOLLWRNORM;
-	else
+	} else {
 		sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
+		WRITE_ONCE(hsk->wmem_wanted, true);
+		/* Freed memory may have missed the flag: look again. */
+		smp_mb();
+		if (sock_writeable(sk))
+			mask |= EPOLLOUT | EPOLLWRNORM;
+	}
 	spin_lock_bh(&hsk->lock);
 	if (hsk->shutdown || !list_empty(&hsk->ready_requests) ||
 	    !list_empty(&hsk->ready_responses))

@@ -58,6 +58,7 @@ int homa_sock_init(struct homa_sock *hsk, struct homa *homa)
 	INIT_LIST_HEAD(&hsk->ready_responses);
 	INIT_LIST_HEAD(&hsk->waiting_for_bufs);
 	hsk->server_rpcs = 0;
+	hsk->wmem_wanted = false;
 	for (i = 0; i < HOMA_PEER_LOAD_BUCKETS; i++)
 		INIT_HLIST_HEAD(&hsk->peer_loads[i]);
 	for (i = 0; i < HOMA_RPC_BUCKETS; i++) {
@@ -173,8 +174,9 @@ void homa_sock_wmem_charge(struct homa_sock *hsk, int bytes)
 
 /**
  * homa_sock_wmem_uncharge() - give back what homa_sock_wmem_charge()
- * charged and wake senders waiting for budget (sk_write_space, as
- * sock_wfree() does). No lock held.
+ * charged and, if a sender waits for budget (or poll() was told the socket
+ * is not writable) and at least half the budget is free again, wake the
+ * socket's waiters (sk_write_space, as sock_wfree() does). No lock held.
  * @hsk:   the socket.
  * @bytes: how much.
  */
@@ -187,7 +189,14 @@ void homa_sock_wmem_uncharge(struct homa_sock *hsk, int bytes)
 	 */
 	if (WARN_ON_ONCE(refcount_sub_and_test(bytes, &sk->sk_wmem_alloc)))
 		return;
-	sk->sk_write_space(sk);
+	/* Pairs with the barrier in prepare_to_wait() (homa_sock_wait_wmem())
+	 * between setting @wmem_wanted and reading sk_wmem_alloc.
+	 */
+	smp_mb__after_atomic();
+	if (READ_ONCE(hsk->wmem_wanted) && sock_writeable(sk)) {
+		WRITE_ONCE(hsk->wmem_wanted, false);
+		sk->sk_write_space(sk);
+	}
 }
 
 /**
@@ -224,6 +233,7 @@ int homa_sock_wait_wmem(struct homa_sock *hsk, bool nonblocking)
 			return sock_intr_errno(timeo);
 		sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
 		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		WRITE_ONCE(hsk->wmem_wanted, true);
 		prepare_to_wait(sk_sleep(sk), &wait, TASK_INTERRUPTIBLE);
 		/* A dead RPC that a kernel thread held a moment ago frees
 		 * its charge only when reaped: look again soon.

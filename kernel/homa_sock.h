@@ -85,6 +85,14 @@ struct homa_sock {
 	/** @dead_count: entries in @dead_rpcs. */
 	int dead_count;
 
+	/**
+	 * @wmem_wanted: a sender waits for send budget, or poll() found the
+	 * socket not writable. Freed send memory wakes the socket's wait
+	 * queue only then: recvmsg sleeps on the same queue, and waking it
+	 * for every freed RPC would wake every receiving thread each time.
+	 */
+	bool wmem_wanted;
+
 	/** @ready_requests: server RPCs with a complete request. */
 	struct list_head ready_requests;
 
