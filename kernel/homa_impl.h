@@ -12,8 +12,15 @@
  *   2. homa->throttle_lock protects the pacer's list of throttled RPCs.
  *   3. peer->ack_lock  protects one peer's list of pending acks.
  *   4. homa->port_lock protects the socket table; homa->peer_lock protects
- *                      the peer table. Both are leaves: nothing else is
- *                      acquired while holding them.
+ *                      changes to the peer table (insertion, removal by
+ *                      the idle-peer collector and the pernet exit hook).
+ *                      Both are leaves: nothing else is acquired while
+ *                      holding them.
+ *
+ * The peer table is read without any lock, under RCU (homa_peer_lookup():
+ * hlist_*_rcu, peers freed with kfree_rcu()). A peer is kept alive by a
+ * reference count (one per RPC, one for the table) rather than a lock;
+ * see struct homa_peer.
  *
  * Never two socket locks at once: work that concerns another socket
  * (acks carried in a packet) is done after the first lock is released.
@@ -37,6 +44,7 @@
 #include <linux/atomic.h>
 #include <linux/kthread.h>
 #include <linux/list.h>
+#include <linux/siphash.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -54,18 +62,50 @@ struct homa_rpc;
 struct homa_sock;
 
 #define HOMA_SOCKTAB_BUCKETS	1024
-#define HOMA_PEERTAB_BUCKETS	256
+#define HOMA_PEERTAB_BUCKETS	1024
 
 /* Most bytes retransmitted for one RESEND (whole packets, at least one). */
 #define HOMA_MAX_RESEND_BYTES	65536
 
 /*
- * Most DATA packets kept for one incoming message. Real senders use
- * segments of at least 500 bytes (IPv4's minimum MTU), so 1 MB needs
- * about 2000; the cap stops a peer that sends tiny segments from making
- * us hold millions of skbs.
+ * Receive memory of one incoming message (see homa_add_packet()). The
+ * socket as a whole is bounded by sk_rcvbuf (HOMA_DEFAULT_RCVBUF); in
+ * addition one message may keep at most homa_msg_mem_limit() bytes of skb
+ * truesize and HOMA_MAX_GAPS_PER_MSG gap records, so that a sender of tiny
+ * segments cannot make a small message pin much more memory than its
+ * length (a 4096-byte message of 1-byte segments held 4095 skbs, several
+ * MB, before). Honest traffic measured in the lab keeps 1.0-2.0 bytes of
+ * truesize per message byte (1 MB messages: 1424-byte segments over
+ * virtio-net 2.0, 2.8 KB per skb; loopback 1.7 with 10 KB skbs, 1.0 with
+ * max_gso_size 65000) and about 6 with the smallest segments a path may
+ * have (IPv4 MTU 296: 220-byte segments arrive in 1.8 KB skbs and are
+ * copied into 1.3 KB ones, HOMA_RX_COPY_MAX), so a factor of 8 never
+ * refuses it; the slack covers a small message's single skb (1 KB for a
+ * 1-byte message, 16.6 KB for a 10 KB one over loopback).
  */
-#define HOMA_MAX_PKTS_PER_MSG	4096
+#define HOMA_MSG_MEM_FACTOR	8
+#define HOMA_MSG_MEM_SLACK	(32 << 10)
+#define HOMA_MAX_GAPS_PER_MSG	1024
+
+/**
+ * homa_msg_mem_limit() - most skb truesize one incoming message may keep.
+ * @length: the message's length (at most HOMA_MAX_MESSAGE_LENGTH).
+ *
+ * Return: bytes.
+ */
+static inline int homa_msg_mem_limit(int length)
+{
+	return HOMA_MSG_MEM_FACTOR * length + HOMA_MSG_MEM_SLACK;
+}
+
+/*
+ * A payload of at most HOMA_RX_COPY_MAX bytes that arrives in an skb with
+ * a truesize above HOMA_RX_COPY_TRUESIZE (a NIC buffer of 1.5 KB or more)
+ * is copied into an skb of its own size (~1.3 KB truesize) before it is
+ * kept.
+ */
+#define HOMA_RX_COPY_MAX	512
+#define HOMA_RX_COPY_TRUESIZE	1536
 
 /* Most RESENDs for gaps in one message per resend interval. */
 #define HOMA_MAX_GAP_RESENDS	64
@@ -87,11 +127,29 @@ struct homa {
 	/** @next_client_port: where the search for a free auto port starts. */
 	u32 next_client_port;
 
-	/** @peer_lock: protects @peer_buckets. */
+	/**
+	 * @peer_lock: serialises changes to @peer_buckets and
+	 * @peer_gc_bucket; readers use RCU.
+	 */
 	spinlock_t peer_lock;
 
-	/** @peer_buckets: peers hashed by address. */
+	/**
+	 * @peer_buckets: peers hashed by (netns, address) with
+	 * @peer_hash_key (RCU hlists).
+	 */
 	struct hlist_head peer_buckets[HOMA_PEERTAB_BUCKETS];
+
+	/** @peer_hash_key: siphash key of the peer table, random per boot. */
+	siphash_key_t peer_hash_key;
+
+	/**
+	 * @rpc_hash_key: siphash key of the sockets' RPC hash tables, random
+	 * per boot (server RPC ids are chosen by the remote host).
+	 */
+	siphash_key_t rpc_hash_key;
+
+	/** @peer_gc_bucket: where homa_peer_gc() goes on next tick. */
+	int peer_gc_bucket;
 
 	/** @throttle_lock: protects @throttled_rpcs. */
 	spinlock_t throttle_lock;
@@ -148,6 +206,12 @@ struct homa {
 	 * have for one client host (address); DATA over it is dropped too.
 	 */
 	int max_server_rpcs_per_peer;
+
+	/**
+	 * @peer_idle_secs: a peer that no RPC refers to is freed once it has
+	 * not been used for this many seconds.
+	 */
+	int peer_idle_secs;
 
 	/** @link_mbps: speed of the uplink, for the pacer. */
 	int link_mbps;
@@ -238,8 +302,11 @@ int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len);
 void homa_xmit_data(struct homa_rpc *rpc, bool force);
 void homa_resend_data(struct homa_rpc *rpc, int start, int end);
 int homa_xmit_control(struct homa_rpc *rpc, u8 type, void *hdr, int len);
-int homa_xmit_unknown(struct homa_sock *hsk, struct homa_peer *peer,
+int homa_xmit_unknown(struct homa_sock *hsk, const struct in6_addr *daddr,
 		      u16 dport, u64 local_id);
+void homa_send_acks_addr(struct homa_sock *hsk, const struct in6_addr *daddr,
+			 u16 dport, u64 sender_id, struct homa_ack *acks,
+			 int num_acks);
 void homa_send_acks(struct homa_sock *hsk, struct homa_peer *peer,
 		    u16 dport, u64 sender_id, struct homa_ack *acks,
 		    int num_acks);

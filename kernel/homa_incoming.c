@@ -36,6 +36,53 @@ static unsigned int homa_min_len(int type)
 	}
 }
 
+/*
+ * Receive memory (issue 10, item 7). Every DATA skb an incoming message
+ * keeps is charged, by its truesize, to the socket's sk_rmem_alloc from
+ * the moment it is queued until it is freed (homa_rfree(), whoever frees
+ * it: recvmsg after the copy-out, or homa_rpc_reap()). The socket's
+ * budget is sk_rcvbuf (HOMA_DEFAULT_RCVBUF unless SO_RCVBUF changed it).
+ * The gauge rcvmem_bytes (metrics) is the sum over all sockets.
+ */
+static void homa_rfree(struct sk_buff *skb)
+{
+	struct sock *sk = skb->sk;
+
+	atomic_sub(skb->truesize, &sk->sk_rmem_alloc);
+	HOMA_ADD(rcvmem_bytes, -(s64)skb->truesize);
+}
+
+/* Charge @skb to @sk (as skb_set_owner_r(), with our own destructor). */
+static void homa_skb_set_owner_r(struct sk_buff *skb, struct sock *sk)
+{
+	skb_orphan(skb);
+	skb->sk = sk;
+	skb->destructor = homa_rfree;
+	atomic_add(skb->truesize, &sk->sk_rmem_alloc);
+	HOMA_ADD(rcvmem_bytes, skb->truesize);
+}
+
+/*
+ * A copy of the payload of @skb (@len bytes) in an skb of its own size,
+ * for small payloads that arrived in a much larger buffer (a NIC's
+ * receive buffer is 1.5 KB or more whatever the frame): this keeps the
+ * skb memory of honest small segments (paths with a small MTU) within
+ * the per-message bound. NULL if memory ran out.
+ */
+static struct sk_buff *homa_rx_copy_small(struct sk_buff *skb, int len)
+{
+	struct sk_buff *nskb = alloc_skb(len, GFP_ATOMIC);
+
+	if (!nskb)
+		return NULL;
+	if (skb_copy_bits(skb, sizeof(struct homa_data_hdr),
+			  skb_put(nskb, len), len)) {
+		kfree_skb(nskb);
+		return NULL;
+	}
+	return nskb;
+}
+
 /**
  * homa_add_packet() - put a DATA packet's bytes into an incoming message.
  * @rpc:    the RPC; the socket lock is held; buffers are allocated.
@@ -43,72 +90,114 @@ static unsigned int homa_min_len(int type)
  * @offset: offset of the payload in the message (already validated).
  * @len:    payload bytes (already validated).
  *
- * Return: true if @skb was kept, false if it is a duplicate or cannot be
- * used (the caller frees it).
+ * Only new bytes are kept. What a message keeps is bounded by bytes, not
+ * by packets: its skbs' truesize by homa_msg_mem_limit() and its gap
+ * records by HOMA_MAX_GAPS_PER_MSG (both drop_msg_mem), and the socket's
+ * receive memory by sk_rcvbuf (drop_rcvbuf). A packet dropped at a limit
+ * is lost as far as the sender knows: it sends the bytes again when we
+ * ask for them (RESEND) once memory is free again.
+ *
+ * Return: true if @skb was consumed (kept, or copied and freed), false
+ * if it is a duplicate or cannot be used (the caller frees it).
  */
 static bool homa_add_packet(struct homa_rpc *rpc, struct sk_buff *skb,
 			    int offset, int len)
 {
 	struct homa_message_in *msgin = &rpc->msgin;
+	struct sock *sk = &rpc->hsk->inet.sk;
+	struct homa_gap *gap, *new_gap = NULL;
+	struct sk_buff *keep = skb;
 	struct homa_skb_info *info;
-	struct homa_gap *gap, *gap2;
+	bool need_gap = false;
 	int end = offset + len;
 
-	if (skb_queue_len(&msgin->packets) >= HOMA_MAX_PKTS_PER_MSG) {
-		HOMA_INC(drop_malformed);
+	/* Where do the bytes go? Nothing changes before the limits pass. */
+	if (offset >= msgin->recv_end) {
+		gap = NULL;
+		need_gap = offset > msgin->recv_end;
+	} else {
+		list_for_each_entry(gap, &msgin->gaps, links) {
+			if (offset >= gap->end)
+				continue;
+			if (end <= gap->start || offset < gap->start ||
+			    end > gap->end)
+				break;	/* Not our segmentation: duplicate. */
+			need_gap = offset != gap->start && end != gap->end;
+			goto found;
+		}
+		HOMA_INC(drop_duplicate);
 		return false;
 	}
-	if (offset >= msgin->recv_end) {
-		if (offset > msgin->recv_end) {
-			gap = kmalloc(sizeof(*gap), GFP_ATOMIC);
-			if (!gap)
-				return false;
-			gap->start = msgin->recv_end;
-			gap->end = offset;
-			list_add_tail(&gap->links, &msgin->gaps);
+found:
+	if (need_gap && msgin->num_gaps >= HOMA_MAX_GAPS_PER_MSG) {
+		HOMA_INC(drop_msg_mem);
+		return false;
+	}
+	if (len <= HOMA_RX_COPY_MAX && skb->truesize > HOMA_RX_COPY_TRUESIZE) {
+		keep = homa_rx_copy_small(skb, len);
+		if (!keep)
+			return false;
+	}
+	if (msgin->mem + (int)keep->truesize >
+	    homa_msg_mem_limit(msgin->length)) {
+		HOMA_INC(drop_msg_mem);
+		goto refuse;
+	}
+	if (atomic_read(&sk->sk_rmem_alloc) + (int)keep->truesize >
+	    READ_ONCE(sk->sk_rcvbuf)) {
+		HOMA_INC(drop_rcvbuf);
+		goto refuse;
+	}
+	if (need_gap) {
+		new_gap = kmalloc(sizeof(*new_gap), GFP_ATOMIC);
+		if (!new_gap)
+			goto refuse;
+		msgin->num_gaps++;
+	}
+
+	if (!gap) {
+		if (new_gap) {
+			new_gap->start = msgin->recv_end;
+			new_gap->end = offset;
+			list_add_tail(&new_gap->links, &msgin->gaps);
 		}
 		msgin->recv_end = end;
-		goto keep;
+	} else if (offset == gap->start && end == gap->end) {
+		list_del(&gap->links);
+		kfree(gap);
+		msgin->num_gaps--;
+	} else if (offset == gap->start) {
+		gap->start = end;
+	} else if (end == gap->end) {
+		gap->end = offset;
+	} else {
+		new_gap->start = end;
+		new_gap->end = gap->end;
+		gap->end = offset;
+		list_add(&new_gap->links, &gap->links);
 	}
 
-	list_for_each_entry(gap, &msgin->gaps, links) {
-		if (offset >= gap->end)
-			continue;
-		if (end <= gap->start)
-			break;
-		if (offset < gap->start || end > gap->end)
-			break;	/* Straddles a gap edge: not our segmentation. */
-		if (offset == gap->start && end == gap->end) {
-			list_del(&gap->links);
-			kfree(gap);
-		} else if (offset == gap->start) {
-			gap->start = end;
-		} else if (end == gap->end) {
-			gap->end = offset;
-		} else {
-			gap2 = kmalloc(sizeof(*gap2), GFP_ATOMIC);
-			if (!gap2)
-				return false;
-			gap2->start = end;
-			gap2->end = gap->end;
-			gap->end = offset;
-			list_add(&gap2->links, &gap->links);
-		}
-		goto keep;
-	}
-	HOMA_INC(drop_duplicate);
-	return false;
-
-keep:
-	skb_dst_drop(skb);
-	info = homa_skb_info(skb);
+	info = homa_skb_info(keep);
 	info->offset = offset;
-	info->data_offset = sizeof(struct homa_data_hdr);
 	info->length = len;
-	__skb_queue_tail(&msgin->packets, skb);
+	if (keep == skb) {
+		skb_dst_drop(skb);
+		info->data_offset = sizeof(struct homa_data_hdr);
+	} else {
+		info->data_offset = 0;
+		consume_skb(skb);
+	}
+	homa_skb_set_owner_r(keep, sk);
+	msgin->mem += keep->truesize;
+	__skb_queue_tail(&msgin->packets, keep);
 	msgin->bytes_remaining -= len;
 	HOMA_ADD(bytes_rcvd, len);
 	return true;
+
+refuse:
+	if (keep != skb)
+		kfree_skb(keep);
+	return false;
 }
 
 /**
@@ -148,7 +237,7 @@ void homa_request_retrans(struct homa_rpc *rpc)
 
 /* DATA. Return true if the skb was kept. */
 static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
-			  struct homa_peer *peer, u16 sport, u64 id,
+			  const struct in6_addr *saddr, u16 sport, u64 id,
 			  struct sk_buff *skb, struct homa_ack *acks,
 			  int *num_acks)
 {
@@ -156,6 +245,7 @@ static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 	u32 length = ntohl(h->message_length);
 	u32 offset = ntohl(h->seg.offset);
 	u32 len = skb->len - sizeof(*h);
+	struct homa_peer *peer;
 
 	if (offset == HOMA_SEG_OFFSET_USE_SEQ)
 		offset = ntohl(h->common.sequence);
@@ -172,7 +262,20 @@ static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 			HOMA_INC(drop_unknown_rpc);
 			return false;
 		}
+		/* Only now, with state to keep, does the client get a
+		 * peer; not at all if the socket is at its limit.
+		 */
+		if (hsk->server_rpcs >=
+		    READ_ONCE(hsk->homa->max_server_rpcs)) {
+			HOMA_INC(drop_rpc_limit);
+			return false;
+		}
+		peer = homa_peer_get(hsk->homa, sock_net(&hsk->inet.sk),
+				     saddr, GFP_ATOMIC);
+		if (!peer)
+			return false;
 		rpc = homa_rpc_new_server(hsk, peer, sport, id, length);
+		homa_peer_put(peer);	/* The RPC holds its own. */
 		if (!rpc)
 			return false;
 	} else if (homa_is_client(id) && rpc->state == RPC_OUTGOING) {
@@ -191,7 +294,6 @@ static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 		HOMA_INC(drop_malformed);
 		return false;
 	}
-	rpc->silent_ticks = 0;
 
 	if (rpc->msgin.num_bpages == 0) {
 		if (rpc->msgin.waiting_for_bufs ||
@@ -209,6 +311,23 @@ static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 	}
 	if (!homa_add_packet(rpc, skb, offset, len))
 		return false;
+	/*
+	 * Only a packet that brought new bytes we kept is progress, and only
+	 * it resets the silence count (issue 10, item 10). A packet refused
+	 * at a memory limit, or dropped while the message waits for buffer
+	 * space, must not: otherwise a sender (or anyone replaying its
+	 * packets) keeps a message that can never complete alive forever,
+	 * RESEND, retransmit, drop, and it neither completes nor times out.
+	 * Duplicates do not count either: a duplicate shows that someone
+	 * sent the packet once, not that the message can progress, and a
+	 * replayed packet would keep a bogus RPC (its bpages and skbs)
+	 * alive. An honest sender is not hurt: it answers each of our
+	 * RESENDs with bytes we are missing, which are new and accepted when
+	 * memory allows, and it keeps its own RPC alive through our RESENDs
+	 * meanwhile; if memory stays short for timeout_ticks the RPC times
+	 * out, as for a lost path.
+	 */
+	rpc->silent_ticks = 0;
 	if (rpc->msgin.bytes_remaining == 0)
 		homa_rpc_ready(rpc);
 	return true;
@@ -216,7 +335,7 @@ static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 
 /* RESEND. */
 static void homa_resend_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
-			    struct homa_peer *peer, u16 sport, u64 id,
+			    const struct in6_addr *saddr, u16 sport, u64 id,
 			    struct sk_buff *skb)
 {
 	struct homa_resend_hdr *h = (struct homa_resend_hdr *)skb->data;
@@ -225,7 +344,8 @@ static void homa_resend_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 	struct homa_busy_hdr busy = {};
 
 	if (!rpc) {
-		homa_xmit_unknown(hsk, peer, sport, id);
+		/* Answered from the source address: no peer is made. */
+		homa_xmit_unknown(hsk, saddr, sport, id);
 		return;
 	}
 	rpc->silent_ticks = 0;
@@ -265,10 +385,11 @@ static void homa_unknown_pkt(struct homa_rpc *rpc)
 
 /* NEED_ACK (we are the client). */
 static void homa_need_ack_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
-			      struct homa_peer *peer, u16 sport, u64 id)
+			      const struct in6_addr *saddr, u16 sport, u64 id)
 {
 	struct homa_ack acks[HOMA_MAX_ACKS_PER_PKT];
-	int n;
+	struct homa_peer *peer;
+	int n = 0;
 
 	/* The RPC still exists and its response is incomplete: the peer
 	 * must keep its state, so no ACK. NEED_ACK is not progress either:
@@ -280,8 +401,15 @@ static void homa_need_ack_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 	if (rpc && (rpc->state != RPC_INCOMING ||
 		    rpc->msgin.bytes_remaining > 0))
 		return;
-	n = homa_peer_get_acks(peer, acks);
-	homa_send_acks(hsk, peer, sport, id, acks, n);
+	/* Pending acks ride along if we have a peer; none is created: the
+	 * ACK for @id itself goes to the source address.
+	 */
+	rcu_read_lock();
+	peer = homa_peer_lookup(hsk->homa, sock_net(&hsk->inet.sk), saddr);
+	if (peer)
+		n = homa_peer_get_acks(peer, acks);
+	rcu_read_unlock();
+	homa_send_acks_addr(hsk, saddr, sport, id, acks, n);
 }
 
 /* ACK (we are the server). Return false if malformed. */
@@ -338,15 +466,13 @@ static void homa_dispatch(struct homa_sock *hsk, struct sk_buff *skb,
 	struct net *net = sock_net(&hsk->inet.sk);
 	u16 sport = ntohs(h->sport);
 	struct homa_rpc *rpc = NULL;
-	struct homa_peer *peer;
 	bool kept = false;
 	int num_acks = 0;
 	int i;
 
-	peer = homa_peer_find(hsk->homa, net, saddr);
-	if (!peer)
-		goto drop;
-
+	/* No peer here: packets that create no state must not make one
+	 * (only a new server RPC does, in homa_data_pkt()).
+	 */
 	spin_lock_bh(&hsk->lock);
 	if (hsk->shutdown) {
 		spin_unlock_bh(&hsk->lock);
@@ -354,7 +480,8 @@ static void homa_dispatch(struct homa_sock *hsk, struct sk_buff *skb,
 	}
 	if (homa_is_client(id)) {
 		rpc = homa_find_client_rpc(hsk, id);
-		if (rpc && (rpc->peer != peer || rpc->dport != sport))
+		if (rpc && (!ipv6_addr_equal(&rpc->peer->addr, saddr) ||
+			    rpc->dport != sport))
 			rpc = NULL;	/* Not from our server: not ours. */
 	} else {
 		rpc = homa_find_server_rpc(hsk, saddr, sport, id);
@@ -362,11 +489,11 @@ static void homa_dispatch(struct homa_sock *hsk, struct sk_buff *skb,
 
 	switch (h->type) {
 	case DATA:
-		kept = homa_data_pkt(hsk, rpc, peer, sport, id, skb, acks,
+		kept = homa_data_pkt(hsk, rpc, saddr, sport, id, skb, acks,
 				     &num_acks);
 		break;
 	case RESEND:
-		homa_resend_pkt(hsk, rpc, peer, sport, id, skb);
+		homa_resend_pkt(hsk, rpc, saddr, sport, id, skb);
 		break;
 	case RPC_UNKNOWN:
 		if (rpc)
@@ -381,7 +508,7 @@ static void homa_dispatch(struct homa_sock *hsk, struct sk_buff *skb,
 			HOMA_INC(drop_unknown_rpc);
 		break;
 	case NEED_ACK:
-		homa_need_ack_pkt(hsk, rpc, peer, sport, id);
+		homa_need_ack_pkt(hsk, rpc, saddr, sport, id);
 		break;
 	case ACK:
 		homa_ack_pkt(rpc, skb, acks, &num_acks);
@@ -838,6 +965,10 @@ int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 	rpc->handed_off = false;
 	if (homa_is_client(rpc->id)) {
 		homa_rpc_end(rpc);
+		/* Copied out: give the receive memory back now, not when
+		 * the RPC is reaped.
+		 */
+		__skb_queue_purge(&rpc->msgin.packets);
 		if (result >= 0)
 			n = homa_peer_add_ack(rpc->peer, rpc->id, rpc->dport,
 					      full);

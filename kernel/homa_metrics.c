@@ -56,6 +56,11 @@ static int homa_metrics_show(struct seq_file *m, void *v)
 	HOMA_SHOW(icmp_errors);
 	HOMA_SHOW(acks_rcvd);
 	HOMA_SHOW(ack_timeouts);
+	HOMA_SHOW(peers_live);
+	HOMA_SHOW(peers_freed);
+	HOMA_SHOW(drop_rcvbuf);
+	HOMA_SHOW(drop_msg_mem);
+	HOMA_SHOW(rcvmem_bytes);
 #undef HOMA_SHOW
 	return 0;
 }

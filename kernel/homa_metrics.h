@@ -47,6 +47,23 @@
  *   ack_timeouts            server RPCs freed because the client sent
  *                           nothing (no ACK, no RESEND) for timeout_ticks
  *                           after the response (also counted in timeouts)
+ *   peers_live              peers (hosts for which this host keeps state,
+ *                           see struct homa_peer) that exist now; only
+ *                           created with an RPC, never by packets that
+ *                           create no state
+ *   peers_freed             peers freed: idle for peer_idle_secs with no
+ *                           RPC referring to them, or their network
+ *                           namespace went away, or the module unloaded
+ *   drop_rcvbuf             DATA with new bytes dropped because keeping it
+ *                           would take its socket's receive memory (skb
+ *                           truesize, sk_rmem_alloc) over sk_rcvbuf
+ *   drop_msg_mem            DATA with new bytes dropped because its message
+ *                           already keeps HOMA_MSG_MEM_FACTOR times its
+ *                           length plus HOMA_MSG_MEM_SLACK bytes of skb
+ *                           truesize, or HOMA_MAX_GAPS_PER_MSG gaps
+ *   rcvmem_bytes            skb truesize kept for incoming messages now,
+ *                           summed over all sockets (each socket's share
+ *                           is its sk_rmem_alloc)
  */
 
 #ifndef _HOMA_METRICS_H
@@ -114,6 +131,16 @@ struct homa_metrics {
 	u64 acks_rcvd;
 	/** @ack_timeouts: see above. */
 	u64 ack_timeouts;
+	/** @peers_live: see above (per-CPU deltas; may be negative). */
+	s64 peers_live;
+	/** @peers_freed: see above. */
+	u64 peers_freed;
+	/** @drop_rcvbuf: see above. */
+	u64 drop_rcvbuf;
+	/** @drop_msg_mem: see above. */
+	u64 drop_msg_mem;
+	/** @rcvmem_bytes: see above (per-CPU deltas; may be negative). */
+	s64 rcvmem_bytes;
 };
 
 DECLARE_PER_CPU(struct homa_metrics, homa_metrics);

@@ -25,8 +25,11 @@
 /* Room for IP and link headers in front of a Homa header. */
 #define HOMA_SKB_HEADROOM	(MAX_HEADER + sizeof(struct ipv6hdr) + 16)
 
-/* Hand @skb (transport header set) to IP; consumes @skb. */
-static int homa_ip_xmit(struct homa_sock *hsk, struct homa_peer *peer,
+/* Hand @skb (transport header set) to IP for @daddr (IPv4 as v4-mapped
+ * IPv6); consumes @skb. Control packets that answer a packet for which no
+ * state exists go to its source address: they need no peer.
+ */
+static int homa_ip_xmit(struct homa_sock *hsk, const struct in6_addr *daddr,
 			struct sk_buff *skb)
 {
 	struct homa_common_hdr *h = (struct homa_common_hdr *)skb->data;
@@ -41,7 +44,7 @@ static int homa_ip_xmit(struct homa_sock *hsk, struct homa_peer *peer,
 		struct flowi6 fl6 = {};
 		struct dst_entry *dst;
 
-		fl6.daddr = peer->addr;
+		fl6.daddr = *daddr;
 		fl6.flowi6_proto = IPPROTO_HOMA;
 		fl6.flowi6_oif = sk->sk_bound_dev_if;
 		fl6.flowi6_mark = sk->sk_mark;
@@ -62,7 +65,7 @@ static int homa_ip_xmit(struct homa_sock *hsk, struct homa_peer *peer,
 
 		flowi4_init_output(&fl4, sk->sk_bound_dev_if, sk->sk_mark, 0,
 				   RT_SCOPE_UNIVERSE, IPPROTO_HOMA, 0,
-				   peer->addr.s6_addr32[3], 0, 0, 0,
+				   daddr->s6_addr32[3], 0, 0, 0,
 				   sk->sk_uid);
 		rt = ip_route_output_flow(sock_net(sk), &fl4, sk);
 		if (IS_ERR(rt)) {
@@ -146,9 +149,11 @@ static void homa_fill_common(struct homa_common_hdr *h, u16 sport, u16 dport,
 	h->sender_id = cpu_to_be64(sender_id);
 }
 
-/* Send a control packet whose header (common part included) is @hdr. */
-static int __homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
-			       void *hdr, int len)
+/* Send a control packet whose header (common part included) is @hdr to
+ * @daddr.
+ */
+static int __homa_xmit_control(struct homa_sock *hsk,
+			       const struct in6_addr *daddr, void *hdr, int len)
 {
 	int size = max_t(int, len, HOMA_MIN_PKT_LENGTH);
 	struct sk_buff *skb;
@@ -159,7 +164,7 @@ static int __homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
 	skb_reserve(skb, HOMA_SKB_HEADROOM);
 	skb_put_zero(skb, size);
 	memcpy(skb->data, hdr, len);
-	return homa_ip_xmit(hsk, peer, skb);
+	return homa_ip_xmit(hsk, daddr, skb);
 }
 
 /**
@@ -174,30 +179,54 @@ static int __homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
 int homa_xmit_control(struct homa_rpc *rpc, u8 type, void *hdr, int len)
 {
 	homa_fill_common(hdr, rpc->hsk->port, rpc->dport, rpc->id, type, len);
-	return __homa_xmit_control(rpc->hsk, rpc->peer, hdr, len);
+	return __homa_xmit_control(rpc->hsk, &rpc->peer->addr, hdr, len);
 }
 
 /**
- * homa_xmit_unknown() - tell a peer that we have no RPC @local_id.
+ * homa_xmit_unknown() - tell a host that we have no RPC @local_id. No
+ * peer is needed (nor created): the answer goes to the packet's source.
  * @hsk:      the socket the packet came to.
- * @peer:     the sender of that packet.
+ * @daddr:    the sender of that packet.
  * @dport:    the sender's port.
  * @local_id: our id for the RPC it named.
  *
  * Return: 0 or a negative errno.
  */
-int homa_xmit_unknown(struct homa_sock *hsk, struct homa_peer *peer,
+int homa_xmit_unknown(struct homa_sock *hsk, const struct in6_addr *daddr,
 		      u16 dport, u64 local_id)
 {
 	struct homa_rpc_unknown_hdr h = {};
 
 	homa_fill_common(&h.common, hsk->port, dport, local_id, RPC_UNKNOWN,
 			 sizeof(h));
-	return __homa_xmit_control(hsk, peer, &h, sizeof(h));
+	return __homa_xmit_control(hsk, daddr, &h, sizeof(h));
 }
 
 /**
- * homa_send_acks() - send an ACK packet.
+ * homa_send_acks_addr() - send an ACK packet to an address (no peer
+ * needed: a NEED_ACK for an RPC that no longer exists is answered so).
+ * @hsk:       the sending (client) socket.
+ * @daddr:     the server host.
+ * @dport:     the server port.
+ * @sender_id: a client RPC id that this packet acknowledges itself.
+ * @acks:      further acknowledgements.
+ * @num_acks:  entries in @acks (at most HOMA_MAX_ACKS_PER_PKT).
+ */
+void homa_send_acks_addr(struct homa_sock *hsk, const struct in6_addr *daddr,
+			 u16 dport, u64 sender_id, struct homa_ack *acks,
+			 int num_acks)
+{
+	struct homa_ack_hdr h = {};
+
+	homa_fill_common(&h.common, hsk->port, dport, sender_id, ACK,
+			 sizeof(h));
+	h.num_acks = htons(num_acks);
+	memcpy(h.acks, acks, num_acks * sizeof(*acks));
+	__homa_xmit_control(hsk, daddr, &h, sizeof(h));
+}
+
+/**
+ * homa_send_acks() - send an ACK packet to a peer.
  * @hsk:       the sending (client) socket.
  * @peer:      the server host.
  * @dport:     the server port.
@@ -209,13 +238,8 @@ void homa_send_acks(struct homa_sock *hsk, struct homa_peer *peer,
 		    u16 dport, u64 sender_id, struct homa_ack *acks,
 		    int num_acks)
 {
-	struct homa_ack_hdr h = {};
-
-	homa_fill_common(&h.common, hsk->port, dport, sender_id, ACK,
-			 sizeof(h));
-	h.num_acks = htons(num_acks);
-	memcpy(h.acks, acks, num_acks * sizeof(*acks));
-	__homa_xmit_control(hsk, peer, &h, sizeof(h));
+	homa_send_acks_addr(hsk, &peer->addr, dport, sender_id, acks,
+			    num_acks);
 }
 
 /* Build the DATA skb for [offset, offset + len) of rpc's message. If the
@@ -365,7 +389,7 @@ void homa_xmit_data(struct homa_rpc *rpc, bool force)
 		skb = homa_data_skb(rpc, offset, len, false);
 		if (skb) {
 			HOMA_ADD(bytes_sent, len);
-			homa_ip_xmit(hsk, rpc->peer, skb);
+			homa_ip_xmit(hsk, &rpc->peer->addr, skb);
 		}
 		spin_lock_bh(&hsk->lock);
 		homa_rpc_put(rpc);
@@ -395,7 +419,7 @@ void homa_resend_data(struct homa_rpc *rpc, int start, int end)
 			break;
 		HOMA_INC(resent_packets);
 		HOMA_ADD(bytes_sent, len);
-		homa_ip_xmit(rpc->hsk, rpc->peer, skb);
+		homa_ip_xmit(rpc->hsk, &rpc->peer->addr, skb);
 	}
 }
 
@@ -467,21 +491,28 @@ int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t length)
 		return -EINVAL;
 	if (args.id != 0 && homa_is_client(args.id))
 		return -EINVAL;
-	peer = homa_peer_find(hsk->homa, sock_net(sk), &addr);
+	/* A reference while we work; a new client RPC takes its own. A
+	 * response needs none (its RPC holds one), but the lookup is cheap.
+	 */
+	peer = homa_peer_get(hsk->homa, sock_net(sk), &addr, GFP_KERNEL);
 	if (!peer)
 		return -ENOMEM;
 	seg = homa_rpc_mtu_seg(hsk, peer);
-	if (seg < 0)
-		return seg;
+	if (seg < 0) {
+		err = seg;
+		goto put_peer;
+	}
 	/* The send budget (sk_sndbuf, HOMA_DEFAULT_SNDBUF) and the memory
 	 * cgroup (__GFP_ACCOUNT) both see the message.
 	 */
 	err = homa_sock_wait_wmem(hsk, msg->msg_flags & MSG_DONTWAIT);
 	if (err)
-		return err;
+		goto put_peer;
 	data = kvmalloc(length, GFP_KERNEL_ACCOUNT);
-	if (!data)
-		return -ENOMEM;
+	if (!data) {
+		err = -ENOMEM;
+		goto put_peer;
+	}
 	if (!copy_from_iter_full(data, length, &msg->msg_iter)) {
 		err = -EFAULT;
 		goto free_data;
@@ -538,6 +569,8 @@ unlock:
 	homa_rpc_reap_some(hsk);
 free_data:
 	kvfree(data);
+put_peer:
+	homa_peer_put(peer);
 	return err;
 }
 

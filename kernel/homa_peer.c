@@ -2,51 +2,229 @@
 
 /* The table of peers and their pending acks. */
 
-#include <linux/jhash.h>
+#include <linux/jiffies.h>
+#include <linux/random.h>
+#include <linux/rculist.h>
+#include <linux/siphash.h>
 #include <linux/slab.h>
+#include <net/netns/hash.h>
 
 #include "homa_impl.h"
 #include "homa_peer.h"
 
-static u32 homa_peer_hash(const struct in6_addr *addr)
+/* Most buckets, and about the most peers (whole buckets are examined),
+ * homa_peer_gc() looks at in one timer tick: the whole table is seen every
+ * HOMA_PEERTAB_BUCKETS / HOMA_PEER_GC_BUCKETS ticks (64 ms).
+ */
+#define HOMA_PEER_GC_BUCKETS	16
+#define HOMA_PEER_GC_SCAN	128
+
+static u32 homa_peer_hash(const struct homa *homa, const struct net *net,
+			  const struct in6_addr *addr)
 {
-	return jhash2((const u32 *)addr, 4, 0) & (HOMA_PEERTAB_BUCKETS - 1);
+	const __be32 *a = addr->s6_addr32;
+	u64 hi = ((u64)(__force u32)a[0] << 32) | (__force u32)a[1];
+	u64 lo = ((u64)(__force u32)a[2] << 32) | (__force u32)a[3];
+
+	/* Keyed (random per boot): a remote host cannot choose addresses
+	 * that share a chain.
+	 */
+	return siphash_3u64(hi, lo, net_hash_mix(net), &homa->peer_hash_key) &
+	       (HOMA_PEERTAB_BUCKETS - 1);
 }
 
 /**
- * homa_peer_find() - the peer for an address, created if needed.
+ * homa_peertab_init() - set up an empty peer table with a fresh hash key.
+ * @homa: the protocol state.
+ */
+void homa_peertab_init(struct homa *homa)
+{
+	int i;
+
+	spin_lock_init(&homa->peer_lock);
+	for (i = 0; i < HOMA_PEERTAB_BUCKETS; i++)
+		INIT_HLIST_HEAD(&homa->peer_buckets[i]);
+	get_random_bytes(&homa->peer_hash_key, sizeof(homa->peer_hash_key));
+	homa->peer_gc_bucket = 0;
+}
+
+/**
+ * homa_peer_lookup() - find the peer for an address; never creates one.
  * @homa: the protocol state.
  * @net:  network namespace of @addr.
  * @addr: the address (IPv4 as v4-mapped IPv6).
  *
- * Any context; peers live until homa_peertab_destroy().
- * Return: the peer, or NULL if memory ran out.
+ * The caller must be in an RCU read-side critical section (softirq
+ * counts); the peer may be used until that section ends, without a
+ * reference. Lock-free.
+ * Return: the peer, or NULL if this host keeps no state for @addr.
  */
-struct homa_peer *homa_peer_find(struct homa *homa, struct net *net,
-				 const struct in6_addr *addr)
+struct homa_peer *homa_peer_lookup(struct homa *homa, struct net *net,
+				   const struct in6_addr *addr)
 {
-	struct hlist_head *bucket = &homa->peer_buckets[homa_peer_hash(addr)];
+	struct hlist_head *bucket =
+		&homa->peer_buckets[homa_peer_hash(homa, net, addr)];
 	struct homa_peer *peer;
 
-	spin_lock_bh(&homa->peer_lock);
-	hlist_for_each_entry(peer, bucket, links) {
-		if (ipv6_addr_equal(&peer->addr, addr) && net_eq(peer->net, net))
-			goto done;
+	hlist_for_each_entry_rcu(peer, bucket, links) {
+		if (ipv6_addr_equal(&peer->addr, addr) &&
+		    net_eq(peer->net, net))
+			return peer;
 	}
-	peer = kzalloc(sizeof(*peer), GFP_ATOMIC);
-	if (!peer)
-		goto done;
-	peer->addr = *addr;
-	peer->net = net;
-	spin_lock_init(&peer->ack_lock);
-	hlist_add_head(&peer->links, bucket);
-done:
-	spin_unlock_bh(&homa->peer_lock);
-	return peer;
+	return NULL;
 }
 
 /**
- * homa_peertab_destroy() - free every peer (module unload).
+ * homa_peer_get() - a reference on the peer for an address, created if
+ * needed. Only for callers that are about to create state (an RPC).
+ * @homa: the protocol state.
+ * @net:  network namespace of @addr.
+ * @addr: the address (IPv4 as v4-mapped IPv6).
+ * @gfp:  allocation flags for a new peer.
+ *
+ * Any context (GFP_ATOMIC in atomic context); homa->peer_lock is a leaf
+ * and is taken only if the peer does not exist yet or is being freed.
+ * Return: the peer with a reference the caller must drop with
+ * homa_peer_put(), or NULL if memory ran out.
+ */
+struct homa_peer *homa_peer_get(struct homa *homa, struct net *net,
+				const struct in6_addr *addr, gfp_t gfp)
+{
+	struct hlist_head *bucket =
+		&homa->peer_buckets[homa_peer_hash(homa, net, addr)];
+	struct homa_peer *peer, *new;
+
+	rcu_read_lock();
+	peer = homa_peer_lookup(homa, net, addr);
+	if (peer && refcount_inc_not_zero(&peer->refs)) {
+		rcu_read_unlock();
+		WRITE_ONCE(peer->last_used, jiffies);
+		return peer;
+	}
+	rcu_read_unlock();
+
+	new = kzalloc(sizeof(*new), gfp);
+	if (!new)
+		return NULL;
+	new->addr = *addr;
+	new->net = net;
+	refcount_set(&new->refs, 2);	/* The table's and the caller's. */
+	new->last_used = jiffies;
+	spin_lock_init(&new->ack_lock);
+
+	spin_lock_bh(&homa->peer_lock);
+	/* Under the lock no peer in the table has refs == 0 (the collector
+	 * takes them out under this lock), so a match is alive.
+	 */
+	hlist_for_each_entry(peer, bucket, links) {
+		if (ipv6_addr_equal(&peer->addr, addr) &&
+		    net_eq(peer->net, net)) {
+			refcount_inc(&peer->refs);
+			WRITE_ONCE(peer->last_used, jiffies);
+			spin_unlock_bh(&homa->peer_lock);
+			kfree(new);
+			return peer;
+		}
+	}
+	hlist_add_head_rcu(&new->links, bucket);
+	spin_unlock_bh(&homa->peer_lock);
+	HOMA_INC(peers_live);
+	return new;
+}
+
+/**
+ * homa_peer_put() - drop a reference taken by homa_peer_get() or
+ * homa_peer_hold(). The table keeps its own, so this never frees.
+ * @peer: the peer.
+ */
+void homa_peer_put(struct homa_peer *peer)
+{
+	WRITE_ONCE(peer->last_used, jiffies);
+	/* The table's reference is dropped only by the collector. */
+	WARN_ON_ONCE(refcount_dec_and_test(&peer->refs));
+}
+
+/* Unlink @peer (peer_lock held, refs just went from 1 to 0). */
+static void homa_peer_unlink(struct homa_peer *peer)
+{
+	hlist_del_rcu(&peer->links);
+	kfree_rcu(peer, rcu);
+	HOMA_ADD(peers_live, -1);
+	HOMA_INC(peers_freed);
+}
+
+/**
+ * homa_peer_gc() - free idle peers: no RPC refers to them and they have
+ * not been used for net.homa.peer_idle_secs. Called by the timer every
+ * tick; examines at most HOMA_PEER_GC_BUCKETS buckets and stops after
+ * the bucket in which HOMA_PEER_GC_SCAN peers were reached (bounded work:
+ * chains are short because the hash is keyed), going round the table.
+ * @homa: the protocol state.
+ */
+void homa_peer_gc(struct homa *homa)
+{
+	unsigned long idle;
+	struct homa_peer *peer;
+	struct hlist_node *tmp;
+	int scanned = 0;
+	int b, n;
+
+	idle = (unsigned long)READ_ONCE(homa->peer_idle_secs) * HZ;
+	spin_lock_bh(&homa->peer_lock);
+	b = homa->peer_gc_bucket;
+	for (n = 0; n < HOMA_PEER_GC_BUCKETS && scanned < HOMA_PEER_GC_SCAN;
+	     n++) {
+		hlist_for_each_entry_safe(peer, tmp, &homa->peer_buckets[b],
+					  links) {
+			scanned++;
+			if (refcount_read(&peer->refs) != 1 ||
+			    time_before(jiffies,
+					READ_ONCE(peer->last_used) + idle))
+				continue;
+			/* Fails if a lock-free homa_peer_get() just took a
+			 * reference; the peer stays then.
+			 */
+			if (refcount_dec_if_one(&peer->refs))
+				homa_peer_unlink(peer);
+		}
+		b = (b + 1) & (HOMA_PEERTAB_BUCKETS - 1);
+	}
+	homa->peer_gc_bucket = b;
+	spin_unlock_bh(&homa->peer_lock);
+}
+
+/**
+ * homa_peer_net_exit() - free the peers of a network namespace that is
+ * going away (pernet exit). Its sockets, and so its RPCs, are gone
+ * already, so nothing but the table refers to them; a peer that is still
+ * referenced (a bug) is left in the table and warned about rather than
+ * freed under its user.
+ * @homa: the protocol state.
+ * @net:  the namespace.
+ */
+void homa_peer_net_exit(struct homa *homa, struct net *net)
+{
+	struct homa_peer *peer;
+	struct hlist_node *tmp;
+	int i;
+
+	spin_lock_bh(&homa->peer_lock);
+	for (i = 0; i < HOMA_PEERTAB_BUCKETS; i++) {
+		hlist_for_each_entry_safe(peer, tmp, &homa->peer_buckets[i],
+					  links) {
+			if (!net_eq(peer->net, net))
+				continue;
+			if (WARN_ON_ONCE(!refcount_dec_if_one(&peer->refs)))
+				continue;
+			homa_peer_unlink(peer);
+		}
+	}
+	spin_unlock_bh(&homa->peer_lock);
+}
+
+/**
+ * homa_peertab_destroy() - free every peer (module unload: no socket and
+ * no RPC exists any more).
  * @homa: the protocol state.
  */
 void homa_peertab_destroy(struct homa *homa)
@@ -59,11 +237,15 @@ void homa_peertab_destroy(struct homa *homa)
 	for (i = 0; i < HOMA_PEERTAB_BUCKETS; i++) {
 		hlist_for_each_entry_safe(peer, tmp, &homa->peer_buckets[i],
 					  links) {
-			hlist_del(&peer->links);
-			kfree(peer);
+			WARN_ON_ONCE(refcount_read(&peer->refs) != 1);
+			homa_peer_unlink(peer);
 		}
 	}
 	spin_unlock_bh(&homa->peer_lock);
+	/* kfree_rcu() callbacks do not call into the module, but wait for
+	 * them so that kmemleak and the slab see the memory back at unload.
+	 */
+	rcu_barrier();
 }
 
 /**

@@ -8,18 +8,50 @@
 #include "homa_impl.h"
 
 /**
- * struct homa_peer - a host with which RPCs are exchanged. Peers live until
- * the module is unloaded (homa_peertab_destroy()).
+ * struct homa_peer - a host with which RPCs are exchanged.
+ *
+ * Lifetime. A peer exists only while this host keeps state for the
+ * address: it is created when an RPC is created (client sendmsg, or a
+ * DATA packet that creates a server RPC), never for packets that create
+ * no state (those are answered from the packet's source address). @refs
+ * counts one reference for the table plus one per RPC (taken by
+ * homa_rpc_alloc(), dropped when the RPC's memory is reclaimed). A peer
+ * whose only reference is the table's and that has not been used for
+ * net.homa.peer_idle_secs is freed by homa_peer_gc() from the timer
+ * (pending acks do not keep it longer: a server that still waits for them
+ * sends NEED_ACK, which is answered with an ACK without a peer). Peers of
+ * a network namespace that goes away are freed by homa_peer_net_exit().
+ *
+ * Lookups are lock-free under RCU (homa_peer_lookup()); peers are freed
+ * with kfree_rcu() after leaving the table under homa->peer_lock.
  */
 struct homa_peer {
 	/** @addr: address of the peer (IPv4 as v4-mapped IPv6). */
 	struct in6_addr addr;
 
-	/** @net: network namespace in which @addr is meaningful. */
+	/**
+	 * @net: network namespace in which @addr is meaningful. No reference
+	 * is held (as for inet_peer): the peers of a namespace are freed by
+	 * the pernet exit hook, after every socket of it (and so every RPC
+	 * holding one of its peers) is gone.
+	 */
 	struct net *net;
 
-	/** @links: in homa->peer_buckets. */
+	/** @links: in homa->peer_buckets (RCU hlist). */
 	struct hlist_node links;
+
+	/**
+	 * @refs: 1 for the table + 1 per RPC. 0 only while the peer is being
+	 * removed (under homa->peer_lock); lock-free users take a reference
+	 * with refcount_inc_not_zero().
+	 */
+	refcount_t refs;
+
+	/** @last_used: jiffies when a reference was last taken or dropped. */
+	unsigned long last_used;
+
+	/** @rcu: for kfree_rcu(). */
+	struct rcu_head rcu;
 
 	/** @ack_lock: protects @num_acks and @acks. */
 	spinlock_t ack_lock;
@@ -34,12 +66,27 @@ struct homa_peer {
 	struct homa_ack acks[HOMA_MAX_ACKS_PER_PKT];
 };
 
-struct homa_peer *homa_peer_find(struct homa *homa, struct net *net,
-				 const struct in6_addr *addr);
+void homa_peertab_init(struct homa *homa);
+struct homa_peer *homa_peer_lookup(struct homa *homa, struct net *net,
+				   const struct in6_addr *addr);
+struct homa_peer *homa_peer_get(struct homa *homa, struct net *net,
+				const struct in6_addr *addr, gfp_t gfp);
+void homa_peer_put(struct homa_peer *peer);
+void homa_peer_gc(struct homa *homa);
+void homa_peer_net_exit(struct homa *homa, struct net *net);
 void homa_peertab_destroy(struct homa *homa);
 bool homa_peer_get_ack(struct homa_peer *peer, struct homa_ack *ack);
 int homa_peer_get_acks(struct homa_peer *peer, struct homa_ack *acks);
 int homa_peer_add_ack(struct homa_peer *peer, u64 client_id, u16 server_port,
 		      struct homa_ack *full);
+
+/**
+ * homa_peer_hold() - take another reference on a peer.
+ * @peer: a peer on which the caller already holds a reference.
+ */
+static inline void homa_peer_hold(struct homa_peer *peer)
+{
+	refcount_inc(&peer->refs);
+}
 
 #endif /* _HOMA_PEER_H */

@@ -8,6 +8,7 @@
 #include <linux/module.h>
 #include <linux/poll.h>
 #include <net/inet_common.h>
+#include <net/net_namespace.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/protocol.h>
@@ -367,6 +368,20 @@ static int homa_getsockopt(struct sock *sk, int level, int optname,
  * return -1 when the protocol number is taken, e.g. by another Homa
  * build: that is -EBUSY, not -EPERM.
  */
+/* A network namespace is going away: free its peers (review L8). Peers
+ * hold no reference on their namespace (as inet_peer); every socket of the
+ * namespace, and with it every RPC that referred to one of its peers, is
+ * gone when this runs, so only the table refers to them.
+ */
+static void __net_exit homa_net_exit(struct net *net)
+{
+	homa_peer_net_exit(&homa_global, net);
+}
+
+static struct pernet_operations homa_net_ops = {
+	.exit = homa_net_exit,
+};
+
 static int __init homa_load(void)
 {
 	struct homa *homa = &homa_global;
@@ -375,9 +390,12 @@ static int __init homa_load(void)
 	status = homa_init(homa);
 	if (status)
 		return status;
-	status = proto_register(&homa_prot, 1);
+	status = register_pernet_subsys(&homa_net_ops);
 	if (status)
 		goto err_destroy;
+	status = proto_register(&homa_prot, 1);
+	if (status)
+		goto err_pernet;
 	status = proto_register(&homav6_prot, 1);
 	if (status)
 		goto err_prot;
@@ -439,6 +457,8 @@ err_prot6:
 	proto_unregister(&homav6_prot);
 err_prot:
 	proto_unregister(&homa_prot);
+err_pernet:
+	unregister_pernet_subsys(&homa_net_ops);
 err_destroy:
 	homa_destroy(homa);
 	return status;
@@ -464,6 +484,7 @@ static void __exit homa_unload(void)
 	inet_del_protocol(&homa_net_protocol, IPPROTO_HOMA);
 	proto_unregister(&homav6_prot);
 	proto_unregister(&homa_prot);
+	unregister_pernet_subsys(&homa_net_ops);
 	homa_destroy(homa);
 }
 

@@ -3,6 +3,7 @@
 /* Creating, finding, ending and reclaiming RPCs. */
 
 #include <linux/hash.h>
+#include <linux/siphash.h>
 #include <linux/slab.h>
 
 #include "homa_impl.h"
@@ -11,9 +12,13 @@
 #include "homa_rpc.h"
 #include "homa_sock.h"
 
+/* Keyed with a per-boot random key: server RPC ids are chosen by the
+ * remote host, which must not be able to put them all in one chain.
+ */
 static inline u32 homa_rpc_hash(u64 id)
 {
-	return hash_64(id, 10) & (HOMA_RPC_BUCKETS - 1);
+	return siphash_1u64(id, &homa_global.rpc_hash_key) &
+	       (HOMA_RPC_BUCKETS - 1);
 }
 
 static struct homa_rpc *homa_rpc_alloc(struct homa_sock *hsk,
@@ -25,6 +30,8 @@ static struct homa_rpc *homa_rpc_alloc(struct homa_sock *hsk,
 	if (!rpc)
 		return NULL;
 	rpc->hsk = hsk;
+	/* Dropped by homa_rpc_free_mem(); the caller holds one already. */
+	homa_peer_hold(peer);
 	rpc->peer = peer;
 	rpc->dport = dport;
 	atomic_set(&rpc->refs, 0);
@@ -280,6 +287,7 @@ static void homa_rpc_free_mem(struct homa_rpc *rpc)
 {
 	struct homa_gap *gap, *tmp;
 
+	/* Each skb gives its receive memory back as it goes (homa_rfree()). */
 	__skb_queue_purge(&rpc->msgin.packets);
 	list_for_each_entry_safe(gap, tmp, &rpc->msgin.gaps, links) {
 		list_del(&gap->links);
@@ -288,6 +296,7 @@ static void homa_rpc_free_mem(struct homa_rpc *rpc)
 	if (rpc->msgout.data)
 		homa_sock_wmem_uncharge(rpc->hsk, homa_sock_rpc_wmem(rpc));
 	kvfree(rpc->msgout.data);
+	homa_peer_put(rpc->peer);
 	kfree(rpc);
 	HOMA_INC(rpcs_freed);
 }

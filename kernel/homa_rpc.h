@@ -82,6 +82,15 @@ struct homa_message_in {
 	/** @gaps: missing ranges below @recv_end (struct homa_gap). */
 	struct list_head gaps;
 
+	/** @num_gaps: entries in @gaps, at most HOMA_MAX_GAPS_PER_MSG. */
+	int num_gaps;
+
+	/**
+	 * @mem: truesize of the skbs in @packets (each charged to the
+	 * socket's sk_rmem_alloc), at most homa_msg_mem_limit(@length).
+	 */
+	int mem;
+
 	/** @bytes_remaining: bytes not received yet. */
 	int bytes_remaining;
 

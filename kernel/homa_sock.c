@@ -68,6 +68,8 @@ int homa_sock_init(struct homa_sock *hsk, struct homa *homa)
 	homa_pool_init(&hsk->pool);
 	/* See HOMA_DEFAULT_SNDBUF; SO_SNDBUF may change it later. */
 	WRITE_ONCE(hsk->inet.sk.sk_sndbuf, HOMA_DEFAULT_SNDBUF);
+	/* See HOMA_DEFAULT_RCVBUF; SO_RCVBUF may change it later. */
+	WRITE_ONCE(hsk->inet.sk.sk_rcvbuf, HOMA_DEFAULT_RCVBUF);
 
 	spin_lock_bh(&homa->port_lock);
 	for (tries = 0; tries < 0x10000 - HOMA_MIN_DEFAULT_PORT; tries++) {

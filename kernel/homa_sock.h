@@ -46,6 +46,28 @@ struct homa_rpc;
 #define HOMA_DEFAULT_SNDBUF	(32 << 20)
 
 /**
+ * define HOMA_DEFAULT_RCVBUF - receive budget (sk_rcvbuf) of a new Homa
+ * socket.
+ *
+ * Every DATA skb an incoming message keeps is charged (truesize) to
+ * sk_rmem_alloc until recvmsg has copied the message out (or the RPC is
+ * freed); a packet that would take the charge over sk_rcvbuf is dropped
+ * (drop_rcvbuf). Homa keeps all the skbs of a message until it is
+ * complete and received, and honest traffic costs up to 2 bytes of
+ * truesize per message byte (measured in the lab for 1 MB messages: 2.0
+ * over virtio-net, 2.8 KB skbs for 1424-byte segments; 1.7 over
+ * loopback), so the generic default (net.core.rmem_default, 208 KiB)
+ * would not hold one 1 MB message. Homa sockets start with 64 MiB: twice
+ * the send budget, so everything one peer may have outstanding towards
+ * us (HOMA_DEFAULT_SNDBUF, e.g. 32 messages of 1 MB) fits, and it is
+ * also the most receive memory a remote host can pin in one socket.
+ * SO_RCVBUF (capped by net.core.rmem_max) and SO_RCVBUFFORCE change it; a
+ * budget below about twice the largest message makes that message
+ * impossible to receive (its packets are dropped and the RPC times out).
+ */
+#define HOMA_DEFAULT_RCVBUF	(64 << 20)
+
+/**
  * struct homa_sock - a Homa socket. IPv6 sockets are a struct homa_v6_sock.
  */
 struct homa_sock {

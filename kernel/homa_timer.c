@@ -9,6 +9,7 @@
 #include <linux/slab.h>
 
 #include "homa_impl.h"
+#include "homa_peer.h"
 #include "homa_rpc.h"
 #include "homa_sock.h"
 
@@ -61,9 +62,10 @@ static void homa_check_done_server(struct homa_rpc *rpc)
  * blocks, see homa_pool_check_waiting()) lives forever. So server RPCs
  * count silence while they wait. A live client needs no help from us to
  * be heard: while it has no response its own timer sends a RESEND every
- * resend_interval ticks (and DATA while it still has bytes to send), and
- * each of those resets silent_ticks here (homa_resend_pkt() answers BUSY,
- * which keeps the client from timing out in turn). Only a client that is
+ * resend_interval ticks, and each resets silent_ticks here
+ * (homa_resend_pkt() answers BUSY, which keeps the client from timing out
+ * in turn). Its DATA does not: a packet dropped while the message waits
+ * is not progress (homa_data_pkt()). Only a client that is
  * gone, or never existed, is silent for timeout_ticks. Nothing is asked
  * of the sender meanwhile: what it sent now would be dropped.
  * Client RPCs keep the seed's rule: the local application made them, and
@@ -164,7 +166,7 @@ static void homa_timer_reap(struct homa *homa, struct homa_sock *hsk)
 
 /**
  * homa_timer() - one tick of the timer: check every RPC of every socket
- * and reap dead RPCs.
+ * and reap dead RPCs; free idle peers.
  * @homa: the protocol state.
  */
 void homa_timer(struct homa *homa)
@@ -182,6 +184,8 @@ void homa_timer(struct homa *homa)
 		sock_put(&socks[i]->inet.sk);
 	}
 	kfree(socks);
+	/* Idle peers (bounded work per tick). */
+	homa_peer_gc(homa);
 }
 
 /**

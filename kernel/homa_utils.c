@@ -4,6 +4,7 @@
  * the net.homa sysctl table.
  */
 
+#include <linux/random.h>
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
 
@@ -26,9 +27,9 @@ int homa_init(struct homa *homa)
 	for (i = 0; i < HOMA_SOCKTAB_BUCKETS; i++)
 		INIT_HLIST_HEAD(&homa->port_buckets[i]);
 	homa->next_client_port = HOMA_MIN_DEFAULT_PORT;
-	spin_lock_init(&homa->peer_lock);
-	for (i = 0; i < HOMA_PEERTAB_BUCKETS; i++)
-		INIT_HLIST_HEAD(&homa->peer_buckets[i]);
+	homa_peertab_init(homa);
+	/* Keys of the RPC hash tables (the peer table's is set above). */
+	get_random_bytes(&homa->rpc_hash_key, sizeof(homa->rpc_hash_key));
 	spin_lock_init(&homa->throttle_lock);
 	INIT_LIST_HEAD(&homa->throttled_rpcs);
 	atomic64_set(&homa->link_idle_time, 0);
@@ -42,6 +43,7 @@ int homa_init(struct homa *homa)
 	homa->dead_buffs_limit = 5000;
 	homa->max_server_rpcs = 4096;
 	homa->max_server_rpcs_per_peer = 512;
+	homa->peer_idle_secs = 10;
 	homa->link_mbps = 25000;
 	homa->max_nic_queue_ns = 5000;
 	homa->throttle_min_bytes = 200;
@@ -69,6 +71,7 @@ static int max_msg = HOMA_MAX_MESSAGE_LENGTH;
 static int min_gso = 1100;
 static int max_gso = 65000;
 static int max_limit = 10000000;
+static int max_idle_secs = 86400;
 
 #define HOMA_PARAM(name_, min_, max_) {				\
 	.procname	= #name_,					\
@@ -89,6 +92,7 @@ static struct ctl_table homa_ctl_table[] = {
 	HOMA_PARAM(dead_buffs_limit, &one, &max_limit),
 	HOMA_PARAM(max_server_rpcs, &one, &max_limit),
 	HOMA_PARAM(max_server_rpcs_per_peer, &one, &max_limit),
+	HOMA_PARAM(peer_idle_secs, &zero, &max_idle_secs),
 	HOMA_PARAM(link_mbps, &one, &max_mbps),
 	HOMA_PARAM(max_nic_queue_ns, &zero, &max_ns),
 	HOMA_PARAM(throttle_min_bytes, &zero, &max_msg),
