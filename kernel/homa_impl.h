@@ -213,6 +213,17 @@ struct homa {
 	 */
 	int peer_idle_secs;
 
+	/**
+	 * @rcvmem_max_kb: most receive memory (skb truesize, in KiB) all
+	 * Homa sockets together may hold, as udp_mem bounds UDP; a packet
+	 * that would go over it is dropped (drop_rcvbuf). Default: a quarter
+	 * of the memory the kernel considers free for buffers at load time.
+	 */
+	int rcvmem_max_kb;
+
+	/** @rcvmem: receive memory (bytes) all Homa sockets hold now. */
+	atomic_long_t rcvmem;
+
 	/** @link_mbps: speed of the uplink, for the pacer. */
 	int link_mbps;
 

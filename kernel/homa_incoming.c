@@ -49,6 +49,7 @@ static void homa_rfree(struct sk_buff *skb)
 	struct sock *sk = skb->sk;
 
 	atomic_sub(skb->truesize, &sk->sk_rmem_alloc);
+	atomic_long_sub(skb->truesize, &homa_sk(sk)->homa->rcvmem);
 	HOMA_ADD(rcvmem_bytes, -(s64)skb->truesize);
 }
 
@@ -59,6 +60,7 @@ static void homa_skb_set_owner_r(struct sk_buff *skb, struct sock *sk)
 	skb->sk = sk;
 	skb->destructor = homa_rfree;
 	atomic_add(skb->truesize, &sk->sk_rmem_alloc);
+	atomic_long_add(skb->truesize, &homa_sk(sk)->homa->rcvmem);
 	HOMA_ADD(rcvmem_bytes, skb->truesize);
 }
 
@@ -144,7 +146,9 @@ found:
 		goto refuse;
 	}
 	if (atomic_read(&sk->sk_rmem_alloc) + (int)keep->truesize >
-	    READ_ONCE(sk->sk_rcvbuf)) {
+	    READ_ONCE(sk->sk_rcvbuf) ||
+	    atomic_long_read(&rpc->hsk->homa->rcvmem) + keep->truesize >
+	    (long)READ_ONCE(rpc->hsk->homa->rcvmem_max_kb) * 1024) {
 		HOMA_INC(drop_rcvbuf);
 		goto refuse;
 	}

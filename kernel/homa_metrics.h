@@ -56,7 +56,8 @@
  *                           namespace went away, or the module unloaded
  *   drop_rcvbuf             DATA with new bytes dropped because keeping it
  *                           would take its socket's receive memory (skb
- *                           truesize, sk_rmem_alloc) over sk_rcvbuf
+ *                           truesize, sk_rmem_alloc) over sk_rcvbuf, or
+ *                           all Homa sockets' over net.homa.rcvmem_max_kb
  *   drop_msg_mem            DATA with new bytes dropped because its message
  *                           already keeps HOMA_MSG_MEM_FACTOR times its
  *                           length plus HOMA_MSG_MEM_SLACK bytes of skb

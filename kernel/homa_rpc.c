@@ -22,11 +22,12 @@ static inline u32 homa_rpc_hash(u64 id)
 }
 
 static struct homa_rpc *homa_rpc_alloc(struct homa_sock *hsk,
-				       struct homa_peer *peer, u16 dport)
+				       struct homa_peer *peer, u16 dport,
+				       gfp_t gfp)
 {
 	struct homa_rpc *rpc;
 
-	rpc = kzalloc(sizeof(*rpc), GFP_ATOMIC);
+	rpc = kzalloc(sizeof(*rpc), gfp);
 	if (!rpc)
 		return NULL;
 	rpc->hsk = hsk;
@@ -60,7 +61,9 @@ static struct homa_rpc *homa_rpc_alloc(struct homa_sock *hsk,
 struct homa_rpc *homa_rpc_new_client(struct homa_sock *hsk,
 				     struct homa_peer *peer, u16 dport)
 {
-	struct homa_rpc *rpc = homa_rpc_alloc(hsk, peer, dport);
+	/* sendmsg's process context: charged to the sender's memory cgroup. */
+	struct homa_rpc *rpc = homa_rpc_alloc(hsk, peer, dport,
+					      GFP_ATOMIC | __GFP_ACCOUNT);
 
 	if (!rpc)
 		return NULL;
@@ -149,7 +152,7 @@ struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
 			       &hsk->peer_loads[hash_ptr(peer,
 							 HOMA_PEER_LOAD_BITS)]);
 	}
-	rpc = homa_rpc_alloc(hsk, peer, dport);
+	rpc = homa_rpc_alloc(hsk, peer, dport, GFP_ATOMIC);
 	if (!rpc) {
 		if (load->count == 0) {
 			hlist_del(&load->links);

@@ -5,6 +5,7 @@
  */
 
 #include <linux/random.h>
+#include <linux/swap.h>
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
 
@@ -44,6 +45,9 @@ int homa_init(struct homa *homa)
 	homa->max_server_rpcs = 4096;
 	homa->max_server_rpcs_per_peer = 512;
 	homa->peer_idle_secs = 10;
+	homa->rcvmem_max_kb = clamp_t(u64, nr_free_buffer_pages() / 4 *
+				      (PAGE_SIZE / 1024), 1024, INT_MAX);
+	atomic_long_set(&homa->rcvmem, 0);
 	homa->link_mbps = 25000;
 	homa->max_nic_queue_ns = 5000;
 	homa->throttle_min_bytes = 200;
@@ -72,6 +76,8 @@ static int min_gso = 1100;
 static int max_gso = 65000;
 static int max_limit = 10000000;
 static int max_idle_secs = 86400;
+static int min_rcvmem_kb = 1024;
+static int max_int = INT_MAX;
 
 #define HOMA_PARAM(name_, min_, max_) {				\
 	.procname	= #name_,					\
@@ -93,6 +99,7 @@ static struct ctl_table homa_ctl_table[] = {
 	HOMA_PARAM(max_server_rpcs, &one, &max_limit),
 	HOMA_PARAM(max_server_rpcs_per_peer, &one, &max_limit),
 	HOMA_PARAM(peer_idle_secs, &zero, &max_idle_secs),
+	HOMA_PARAM(rcvmem_max_kb, &min_rcvmem_kb, &max_int),
 	HOMA_PARAM(link_mbps, &one, &max_mbps),
 	HOMA_PARAM(max_nic_queue_ns, &zero, &max_ns),
 	HOMA_PARAM(throttle_min_bytes, &zero, &max_msg),

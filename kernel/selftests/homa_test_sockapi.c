@@ -644,18 +644,23 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "family", required_argument, NULL, 'f' },
+		{ "no-memcg", no_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sigaction sa = { 0 };
 	int family = AF_INET, c;
+	bool memcg = true;
 	uint16_t base;
 	struct watchdog wd;
 
-	while ((c = getopt_long(argc, argv, "f:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:m", opts, NULL)) != -1) {
 		if (c == 'f')
 			family = homa_family_parse(optarg);
-		if (c != 'f' || family < 0) {
-			fprintf(stderr, "usage: %s [--family 4|6]\n", argv[0]);
+		else if (c == 'm')
+			memcg = false;
+		if ((c != 'f' && c != 'm') || family < 0) {
+			fprintf(stderr, "usage: %s [--family 4|6] [--no-memcg]\n",
+				argv[0]);
 			return 2;
 		}
 	}
@@ -667,14 +672,20 @@ int main(int argc, char **argv)
 	if (!buf)
 		return 1;
 	base = family == AF_INET ? 5100 : 5200;
-	ktap_start(&k, NUM_CASES);
+	/* --no-memcg: a kernel without cgroup2 (the debug kernel) does not
+	 * run the two memory cgroup cases at all; a kernel that should have
+	 * it and does not gets them reported as skipped, which fails the lab.
+	 */
+	ktap_start(&k, memcg ? NUM_CASES : NUM_CASES - 2);
 	ktap_diag(&k, "family %d", family == AF_INET ? 4 : 6);
 	watchdog_start(&wd, &k);
 
 	watchdog_arm(&wd, 60, "send_budget");
 	test_send_budget(family, base);
-	watchdog_arm(&wd, 60, "memcg");
-	test_memcg(family, base + 1);
+	if (memcg) {
+		watchdog_arm(&wd, 60, "memcg");
+		test_memcg(family, base + 1);
+	}
 	watchdog_arm(&wd, 60, "abort_error0_wakes_recvmsg_by_id_einval");
 	test_abort_wakes(family, base + 2);
 	watchdog_arm(&wd, 60, "rcvtimeo_expires_with_eagain");
