@@ -113,3 +113,21 @@ bool homa_metric_rises_to(const char *name, long long want, int ms)
 {
 	return metric_reaches(name, want, ms, false);
 }
+
+long long homa_meminfo_kb(const char *name)
+{
+	char line[128], key[64];
+	long long kb = -1, v;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63[^:]: %lld", key, &v) == 2 &&
+		    !strcmp(key, name)) {
+			kb = v;
+			break;
+		}
+	fclose(f);
+	return kb;
+}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * homa_sysctl.h - read and write net.homa.* sysctls of the guest, and
- * read (and wait on) the module's counters in /proc/net/homa_metrics.
+ * read (and wait on) the module's counters in /proc/net/homa_metrics,
+ * and read the guest's /proc/meminfo.
  */
 #ifndef HOMA_SELFTEST_SYSCTL_H
 #define HOMA_SELFTEST_SYSCTL_H
@@ -32,5 +33,8 @@ bool homa_metric_falls_to(const char *name, long long want, int ms);
 
 /* Whether metric @name is >= @want within @ms (polled). */
 bool homa_metric_rises_to(const char *name, long long want, int ms);
+
+/* Field @name of /proc/meminfo ("Slab", "MemAvailable") in kB, or -1. */
+long long homa_meminfo_kb(const char *name);
 
 #endif /* HOMA_SELFTEST_SYSCTL_H */

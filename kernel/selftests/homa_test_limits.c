@@ -59,22 +59,6 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Slab memory in kB from /proc/meminfo, or -1. */
-static long slab_kb(void)
-{
-	char line[128];
-	long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Slab: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 /*
  * Active objects of kmalloc-512 (where RPCs live) from /proc/slabinfo,
  * or -1 when the kernel has no slabinfo.
@@ -336,7 +320,7 @@ static int do_monitor(const struct opts *o)
 
 	if (!o->file)
 		usage();
-	m.slab0 = m.slab_peak = slab_kb();
+	m.slab0 = m.slab_peak = homa_meminfo_kb("Slab");
 	m.objs0 = m.objs_peak = kmalloc512_objs();
 	m.live_peak = homa_metric("server_rpcs_live");
 	m.timeouts0 = homa_metric("timeouts");
@@ -371,7 +355,7 @@ static int do_monitor(const struct opts *o)
 		usleep(20000);
 		live = homa_metric("server_rpcs_live");
 		m.live_peak = max_ll(m.live_peak, live);
-		m.slab_peak = max_ll(m.slab_peak, slab_kb());
+		m.slab_peak = max_ll(m.slab_peak, homa_meminfo_kb("Slab"));
 		m.objs_peak = max_ll(m.objs_peak, kmalloc512_objs());
 		if (++m.samples % 10 == 0)
 			mon_write(o->file, &m);
@@ -444,7 +428,7 @@ static int do_flood(const struct opts *o)
 
 	/* Let the timer reap and KASAN's quarantine drain a little. */
 	sleep(1);
-	slab_after = slab_kb();
+	slab_after = homa_meminfo_kb("Slab");
 	objs_after = kmalloc512_objs();
 	ktap_diag(&k, "Slab kB: before %lld, peak %lld, after %lld (bound +%d)",
 		  m.slab0, m.slab_peak, slab_after, FLOOD_SLAB_BOUND_KB);

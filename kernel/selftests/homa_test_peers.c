@@ -246,14 +246,14 @@ int main(int argc, char **argv)
 	homa_sysctl_set("peer_idle_secs", 600);
 	watchdog_arm(&wd, 60, "echo_to_each_address");
 	n = echo_all(&k, &ep, &rx, &o, buf, 100, o.count);
-	ktap_result(&k, n == o.count, "echo_to_each_address (%d of %d)", n,
-		    o.count);
+	ktap_diag(&k, "echoes to each address: %d of %d", n, o.count);
+	ktap_result(&k, n == o.count, "echo_to_each_address");
 	v = homa_metric("peers_live");
-	ktap_diag(&k, "peers_live after the RPCs (peak) %lld", v);
+	ktap_diag(&k, "peers_live after the RPCs (peak) %lld (+%lld, want +%d)",
+		  v, v - base, o.count);
 	ktap_result(&k, base >= 0 && v >= base + o.count &&
 		    v <= base + o.count + 1,
-		    "one_peer_per_address_with_state (+%lld, want +%d)",
-		    v - base, o.count);
+		    "one_peer_per_address_with_state");
 
 	/* Freed once idle (the RPCs are over: client RPCs when their
 	 * responses were received, server RPCs when acked).
@@ -264,24 +264,25 @@ int main(int argc, char **argv)
 	freed1 = homa_metric("peers_freed");
 	ktap_diag(&k, "peers_live after idle %lld (peers_freed +%lld)", v,
 		  freed1 - freed0);
-	ktap_result(&k, hit, "idle_peers_freed (peers_live %lld, want %lld)",
-		    v, base);
-	ktap_result(&k, freed1 - freed0 >= o.count,
-		    "peers_freed_counted (+%lld)", freed1 - freed0);
+	ktap_result(&k, hit, "idle_peers_freed");
+	ktap_result(&k, freed1 - freed0 >= o.count, "peers_freed_counted");
 
 	/* (c) The same hosts again: new peers, then freed again. */
 	homa_sysctl_set("peer_idle_secs", 600);
 	watchdog_arm(&wd, 60, "echo_after_peers_freed");
 	n = echo_all(&k, &ep, &rx, &o, buf, 1000, o.count);
-	ktap_result(&k, n == o.count, "echo_after_peers_freed (%d of %d)", n,
-		    o.count);
+	ktap_diag(&k, "echoes after the peers were freed: %d of %d", n,
+		  o.count);
+	ktap_result(&k, n == o.count, "echo_after_peers_freed");
 	v = homa_metric("peers_live");
-	ktap_result(&k, base >= 0 && v >= base + o.count,
-		    "peers_recreated (+%lld)", v - base);
+	ktap_diag(&k, "peers_live after the second round %lld (+%lld, want +%d)",
+		  v, v - base, o.count);
+	ktap_result(&k, base >= 0 && v >= base + o.count, "peers_recreated");
 	homa_sysctl_set("peer_idle_secs", o.idle);
 	watchdog_arm(&wd, wait_ms / 1000 + 30, "recreated_peers_freed");
 	v = peers_reach(base, true, wait_ms, &hit);
-	ktap_result(&k, hit, "recreated_peers_freed (peers_live %lld)", v);
+	ktap_diag(&k, "peers_live after the second idle wait %lld", v);
+	ktap_result(&k, hit, "recreated_peers_freed");
 
 	watchdog_arm(&wd, 60, "loopback_echo_after_gc");
 	homa_addr_loopback(&lo, o.family, (uint16_t)o.port);
@@ -297,17 +298,20 @@ int main(int argc, char **argv)
 	watchdog_arm(&wd, 120, "echo_1mb_with_idle_0");
 	n = echo_all(&k, &ep, &rx, &o, buf, HOMA_MAX_MESSAGE_LENGTH,
 		     o.count < 4 ? o.count : 4);
+	ktap_diag(&k, "1 MB echoes with peer_idle_secs 0: %d", n);
 	ktap_result(&k, n == (o.count < 4 ? o.count : 4),
-		    "echo_1mb_with_peer_idle_secs_0 (%d)", n);
+		    "echo_1mb_with_peer_idle_secs_0");
 	v = peers_reach(base, true, 5000, &hit);
-	ktap_result(&k, hit, "peers_freed_with_idle_0 (peers_live %lld)", v);
+	ktap_diag(&k, "peers_live with peer_idle_secs 0: %lld", v);
+	ktap_result(&k, hit, "peers_freed_with_idle_0");
 	watchdog_disarm(&wd);
 
 	homa_ep_close(&ep);
 	echo_thread_stop(&srv);
 	/* Closing the sockets ended every RPC: nothing holds a peer. */
 	v = peers_reach(base, true, 5000, &hit);
-	ktap_result(&k, hit, "no_peer_left_after_close (peers_live %lld)", v);
+	ktap_diag(&k, "peers_live after close: %lld", v);
+	ktap_result(&k, hit, "no_peer_left_after_close");
 	if (old_idle >= 0)
 		homa_sysctl_set("peer_idle_secs", old_idle);
 	lo_addrs(&o, false);

@@ -82,28 +82,9 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* A field of /proc/meminfo in kB, or -1. */
-static long long meminfo_kb(const char *name)
-{
-	char line[128], key[64];
-	long long kb = -1, v;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63[^:]: %lld", key, &v) == 2 &&
-		    !strcmp(key, name)) {
-			kb = v;
-			break;
-		}
-	fclose(f);
-	return kb;
-}
-
 static long long used_kb(void)
 {
-	return meminfo_kb("MemTotal") - meminfo_kb("MemAvailable");
+	return homa_meminfo_kb("MemTotal") - homa_meminfo_kb("MemAvailable");
 }
 
 static void usage(void)
@@ -347,7 +328,7 @@ static int do_monitor(const struct opts *o)
 		usage();
 	m.rmem0 = m.rmem_peak = homa_metric("rcvmem_bytes");
 	m.used0 = m.used_peak = used_kb();
-	m.slab0 = m.slab_peak = meminfo_kb("Slab");
+	m.slab0 = m.slab_peak = homa_meminfo_kb("Slab");
 	m.timeouts0 = homa_metric("timeouts");
 	m.rcvbuf0 = homa_metric("drop_rcvbuf");
 	m.msgmem0 = homa_metric("drop_msg_mem");
@@ -371,7 +352,7 @@ static int do_monitor(const struct opts *o)
 		usleep(10000);
 		m.rmem_peak = max_ll(m.rmem_peak, homa_metric("rcvmem_bytes"));
 		m.used_peak = max_ll(m.used_peak, used_kb());
-		m.slab_peak = max_ll(m.slab_peak, meminfo_kb("Slab"));
+		m.slab_peak = max_ll(m.slab_peak, homa_meminfo_kb("Slab"));
 		if (++m.samples % 10 == 0)
 			mon_write(o->file, &m);
 	}
@@ -492,7 +473,7 @@ static int do_check(const struct opts *o)
 	used_after = used_kb();
 	ktap_diag(&k, "memory in use kB: before %lld, peak %lld, after %lld (bound: budget + %lld kB); Slab kB: before %lld, peak %lld, after %lld (bound: budget + %lld kB)",
 		  m.used0, m.used_peak, used_after, slack, m.slab0,
-		  m.slab_peak, meminfo_kb("Slab"), slab_slack);
+		  m.slab_peak, homa_meminfo_kb("Slab"), slab_slack);
 	ktap_result(&k, m.used0 > 0 &&
 		    m.used_peak - m.used0 <= budget / 1024 + slack &&
 		    m.slab_peak - m.slab0 <= budget / 1024 + slab_slack,

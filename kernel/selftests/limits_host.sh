@@ -26,22 +26,19 @@ DIR=${HOMALAB_RUN_DIR:-/tmp}
 # RPC ids of the crafted packets: far from the guest's own (which start at 2).
 ID0=$((0x4c494d4954000000 + FAMILY * 0x1000000))
 
-metric() {
-	"$HOMALAB_LAB" exec 0 "cat /proc/net/homa_metrics" |
-		awk -v n="$1" '$1 == n { print $2 }'
-}
+. "$(dirname "$0")/host_lib.sh"
 
 case "$MODE" in
 stall)
 	echo "1..2"
-	before=$(metric pkts_rcvd_DATA)
+	before=$(guest_metric pkts_rcvd_DATA)
 	if "$PKTGEN" -"$FAMILY" -i "$TAP" --dport "$PORT" --sport 40100 \
 		--id "$ID0" --msg-size 1 --msglen $((ARG * 65536)) > /dev/null; then
 		echo "ok 1 stall: bogus DATA injected (IPv$FAMILY)"
 	else
 		echo "not ok 1 stall: bogus DATA injected (IPv$FAMILY)"
 	fi
-	after=$(metric pkts_rcvd_DATA)
+	after=$(guest_metric pkts_rcvd_DATA)
 	echo "# pkts_rcvd_DATA $before -> $after"
 	if [ -n "$before" ] && [ -n "$after" ] && [ "$after" -gt "$before" ]; then
 		echo "ok 2 stall: guest received the bogus DATA (IPv$FAMILY)"
@@ -76,24 +73,7 @@ EOF
 	else
 		echo "not ok 1 flood: $ARG frames with distinct ids written (IPv$FAMILY)"
 	fi
-	before=$(metric pkts_rcvd_DATA)
-	start=$(date +%s.%N)
-	if "$PKTGEN" -r "$pcap" -i "$TAP" --pps "$PPS" > /dev/null; then
-		res=ok
-	else
-		res="not ok"
-	fi
-	end=$(date +%s.%N)
-	sleep 1
-	after=$(metric pkts_rcvd_DATA)
-	echo "# injected $ARG frames in $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s; guest pkts_rcvd_DATA $before -> $after"
-	echo "$res 2 flood: $ARG DATA injected (IPv$FAMILY)"
-	if [ -n "$before" ] && [ -n "$after" ] &&
-	   [ $((after - before)) -ge $((ARG * 3 / 4)) ]; then
-		echo "ok 3 flood: guest received at least 75% (IPv$FAMILY)"
-	else
-		echo "not ok 3 flood: guest received at least 75% (IPv$FAMILY)"
-	fi
+	inject_counted "$pcap" "$ARG" "$PPS" flood "$ARG DATA injected"
 	;;
 *)
 	echo "usage: $0 PKTGEN stall FAMILY PORT BPAGES | flood FAMILY PORT COUNT [PPS]" >&2

@@ -33,10 +33,7 @@ ID1=$((ID0 + 0x800000))
 MARK=195939070
 MARKLEN=212710925
 
-metric() {
-	"$HOMALAB_LAB" exec 0 "cat /proc/net/homa_metrics" |
-		awk -v n="$1" '$1 == n { print $2 }'
-}
+. "$(dirname "$0")/host_lib.sh"
 
 # build TEMPLATE OUT ID0 LENGTHS FIRST COUNT STEP: messages with ids ID0,
 # ID0 + 2, ... and the lengths in LENGTHS (comma-separated), COUNT
@@ -104,24 +101,7 @@ seg1)
 	else
 		echo "not ok 1 seg1: $count one-byte segments of 40 messages written (IPv$FAMILY)"
 	fi
-	before=$(metric pkts_rcvd_DATA)
-	start=$(date +%s.%N)
-	if "$PKTGEN" -r "$pcap" -i "$TAP" --pps "$PPS" > /dev/null; then
-		res=ok
-	else
-		res="not ok"
-	fi
-	end=$(date +%s.%N)
-	sleep 1
-	after=$(metric pkts_rcvd_DATA)
-	echo "# injected $count frames in $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s; guest pkts_rcvd_DATA $before -> $after"
-	echo "$res 2 seg1: frames injected (IPv$FAMILY)"
-	if [ -n "$before" ] && [ -n "$after" ] &&
-	   [ $((after - before)) -ge $((count * 3 / 4)) ]; then
-		echo "ok 3 seg1: guest received at least 75% (IPv$FAMILY)"
-	else
-		echo "not ok 3 seg1: guest received at least 75% (IPv$FAMILY)"
-	fi
+	inject_counted "$pcap" "$count" "$PPS" seg1 "frames injected"
 	;;
 refuse)
 	SECONDS_=$5
@@ -137,8 +117,8 @@ refuse)
 	else
 		echo "not ok 1 refuse: frames written (IPv$FAMILY)"
 	fi
-	t0=$(metric timeouts)
-	m0=$(metric drop_msg_mem)
+	t0=$(guest_metric timeouts)
+	m0=$(guest_metric drop_msg_mem)
 	if "$PKTGEN" -r "$fill" -i "$TAP" --pps "$PPS" > /dev/null; then
 		echo "ok 2 refuse: 4200 segments injected (IPv$FAMILY)"
 	else
@@ -149,9 +129,9 @@ refuse)
 	pid=$!
 	# Measure while refused packets still arrive (one per 1000/PPS ms).
 	sleep $((SECONDS_ - 1))
-	t1=$(metric timeouts)
-	m1=$(metric drop_msg_mem)
-	live=$(metric server_rpcs_live)
+	t1=$(guest_metric timeouts)
+	m1=$(guest_metric drop_msg_mem)
+	live=$(guest_metric server_rpcs_live)
 	wait "$pid"
 	echo "# while refused packets kept coming: timeouts $t0 -> $t1, drop_msg_mem $m0 -> $m1, server_rpcs_live $live"
 	if [ -n "$t0" ] && [ -n "$t1" ] && [ "$t1" -gt "$t0" ]; then
