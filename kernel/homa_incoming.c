@@ -249,7 +249,6 @@ static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 	u32 length = ntohl(h->message_length);
 	u32 offset = ntohl(h->seg.offset);
 	u32 len = skb->len - sizeof(*h);
-	struct homa_peer *peer;
 
 	if (offset == HOMA_SEG_OFFSET_USE_SEQ)
 		offset = ntohl(h->common.sequence);
@@ -266,20 +265,7 @@ static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 			HOMA_INC(drop_unknown_rpc);
 			return false;
 		}
-		/* Only now, with state to keep, does the client get a
-		 * peer; not at all if the socket is at its limit.
-		 */
-		if (hsk->server_rpcs >=
-		    READ_ONCE(hsk->homa->max_server_rpcs)) {
-			HOMA_INC(drop_rpc_limit);
-			return false;
-		}
-		peer = homa_peer_get(hsk->homa, sock_net(&hsk->inet.sk),
-				     saddr, GFP_ATOMIC);
-		if (!peer)
-			return false;
-		rpc = homa_rpc_new_server(hsk, peer, sport, id, length);
-		homa_peer_put(peer);	/* The RPC holds its own. */
+		rpc = homa_rpc_new_server(hsk, saddr, sport, id, length);
 		if (!rpc)
 			return false;
 	} else if (homa_is_client(id) && rpc->state == RPC_OUTGOING) {

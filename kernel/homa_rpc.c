@@ -113,7 +113,7 @@ static void homa_peer_load_put(struct homa_sock *hsk, struct homa_peer *peer)
  * homa_rpc_new_server() - create a server RPC for a request whose first
  * DATA packet just arrived (state RPC_INCOMING).
  * @hsk:    the socket; its lock is held and it is not shut down.
- * @peer:   the client.
+ * @saddr:  the client's address (IPv4 as v4-mapped IPv6).
  * @dport:  the client's port.
  * @id:     the local (odd) id.
  * @length: length of the request (already validated).
@@ -124,28 +124,37 @@ static void homa_peer_load_put(struct homa_sock *hsk, struct homa_peer *peer)
  * (drop_rpc_limit); the client finds out through its own timer, as for
  * any lost packet: its RESENDs get UNKNOWN, it sends the request again,
  * and it sees ETIMEDOUT only if the server stays at the limit for
- * timeout_ticks.
+ * timeout_ticks. The client gets a peer only here, once there is state
+ * to keep, and not at all when the socket is at its limit.
  *
  * Return: the RPC, or NULL at a limit or if memory ran out.
  */
 struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
-				     struct homa_peer *peer, u16 dport,
+				     const struct in6_addr *saddr, u16 dport,
 				     u64 id, int length)
 {
 	struct homa_peer_load *load;
-	struct homa_rpc *rpc;
+	struct homa_peer *peer;
+	struct homa_rpc *rpc = NULL;
 
-	load = homa_peer_load_find(hsk, peer);
-	if (hsk->server_rpcs >= READ_ONCE(hsk->homa->max_server_rpcs) ||
-	    (load && load->count >=
-	     READ_ONCE(hsk->homa->max_server_rpcs_per_peer))) {
+	if (hsk->server_rpcs >= READ_ONCE(hsk->homa->max_server_rpcs)) {
 		HOMA_INC(drop_rpc_limit);
 		return NULL;
+	}
+	peer = homa_peer_get(hsk->homa, sock_net(&hsk->inet.sk), saddr,
+			     GFP_ATOMIC);
+	if (!peer)
+		return NULL;
+	load = homa_peer_load_find(hsk, peer);
+	if (load && load->count >=
+	    READ_ONCE(hsk->homa->max_server_rpcs_per_peer)) {
+		HOMA_INC(drop_rpc_limit);
+		goto done;
 	}
 	if (!load) {
 		load = kmalloc(sizeof(*load), GFP_ATOMIC);
 		if (!load)
-			return NULL;
+			goto done;
 		load->peer = peer;
 		load->count = 0;
 		hlist_add_head(&load->links,
@@ -158,7 +167,7 @@ struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
 			hlist_del(&load->links);
 			kfree(load);
 		}
-		return NULL;
+		goto done;
 	}
 	load->count++;
 	hsk->server_rpcs++;
@@ -170,6 +179,8 @@ struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
 		       &hsk->server_buckets[homa_rpc_hash(id)]);
 	list_add_tail(&rpc->active_links, &hsk->active_rpcs);
 	HOMA_INC(server_rpcs_live);
+done:
+	homa_peer_put(peer);	/* The RPC holds its own. */
 	return rpc;
 }
 

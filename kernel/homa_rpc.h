@@ -179,7 +179,7 @@ struct homa_rpc {
 struct homa_rpc *homa_rpc_new_client(struct homa_sock *hsk,
 				     struct homa_peer *peer, u16 dport);
 struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
-				     struct homa_peer *peer, u16 dport,
+				     const struct in6_addr *saddr, u16 dport,
 				     u64 id, int length);
 struct homa_rpc *homa_find_client_rpc(struct homa_sock *hsk, u64 id);
 struct homa_rpc *homa_find_server_rpc(struct homa_sock *hsk,
