@@ -115,9 +115,6 @@ static inline int homa_msg_mem_limit(int length)
  * There is a single instance, homa_global.
  */
 struct homa {
-	/** @next_outgoing_id: id of the next client RPC (even, from 2). */
-	atomic64_t next_outgoing_id;
-
 	/** @port_lock: protects @port_buckets and @next_client_port. */
 	spinlock_t port_lock;
 

@@ -4,12 +4,16 @@
  * by type), ICMP errors, message assembly and recvmsg.
  */
 
+#include <linux/filter.h>
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <net/icmp.h>
 #include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/route.h>
+#include <net/xfrm.h>
 
 #include "homa_impl.h"
 #include "homa_peer.h"
@@ -551,11 +555,53 @@ done:
 	kfree_skb(skb);
 }
 
+/*
+ * Packets addressed to one host only: Homa is unicast. A link-layer
+ * broadcast or multicast frame, an IPv4 broadcast (limited or directed)
+ * or multicast destination, or an IPv6 multicast one would reach every
+ * Homa host on the segment, each of which would make an RPC and answer
+ * the (spoofable) source: one packet, many answers.
+ */
+static bool homa_pkt_for_this_host(struct sk_buff *skb)
+{
+	struct rtable *rt;
+
+	if (skb->pkt_type != PACKET_HOST)
+		return false;
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return !ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr);
+	if (ipv4_is_multicast(ip_hdr(skb)->daddr) ||
+	    ipv4_is_lbcast(ip_hdr(skb)->daddr))
+		return false;
+	rt = skb_rtable(skb);
+	return !rt || !(rt->rt_flags & (RTCF_BROADCAST | RTCF_MULTICAST));
+}
+
+/*
+ * The IPsec policy check IP left to us (the protocol is registered with
+ * no_policy / INET6_PROTO_NOPOLICY, as UDP is): a packet that an inbound
+ * policy says must arrive protected is refused when it came in clear.
+ * @sk is the receiving socket (its per-socket policy applies), or NULL.
+ */
+static bool homa_xfrm_ok(struct sock *sk, struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return xfrm6_policy_check(sk, XFRM_POLICY_IN, skb);
+	return xfrm4_policy_check(sk, XFRM_POLICY_IN, skb);
+}
+
 /**
  * homa_softirq() - IP hands every incoming Homa packet (IPv4 and IPv6)
  * to this function. Everything taken from the wire is checked against the
  * packet's own length before it is used.
  * @skb: the packet, skb->data at the Homa header.
+ *
+ * What every transport does before a packet reaches its socket is done
+ * here, in the order UDP does it: packets not for this host alone are
+ * dropped (drop_not_host), then, once the socket is known, the IPsec
+ * policy is checked (drop_policy), conntrack's reference is dropped and
+ * the socket's filter runs (sk_filter_trim_cap(): SO_ATTACH_FILTER,
+ * cgroup ingress BPF and the LSM hook; drop_filter).
  *
  * Return: 0 (the packet is always consumed).
  */
@@ -568,6 +614,10 @@ int homa_softirq(struct sk_buff *skb)
 	unsigned int min_len;
 	int type;
 
+	if (!homa_pkt_for_this_host(skb)) {
+		HOMA_INC(drop_not_host);
+		goto drop;
+	}
 	if (!pskb_may_pull(skb, sizeof(struct homa_common_hdr))) {
 		HOMA_INC(drop_short);
 		goto drop;
@@ -585,12 +635,13 @@ int homa_softirq(struct sk_buff *skb)
 	}
 	h = (struct homa_common_hdr *)skb->data;
 	HOMA_INC(pkts_rcvd[type - DATA]);
-	/* DATA's doff covers at least the common header (senders use 52 or
-	 * 56); no type's doff may exceed the packet. v4 senders leave doff
-	 * of control packets unset, so a small one is accepted there.
+	/* DATA's doff covers at least the common header and no more than
+	 * the packet (senders use 52 or 56). In control packets doff means
+	 * nothing: v4 senders leave it uninitialised, and an uninitialised
+	 * field must never cost a packet, so it is not looked at.
 	 */
-	if (homa_doff_bytes(h->doff) > skb->len ||
-	    (type == DATA &&
+	if (type == DATA &&
+	    (homa_doff_bytes(h->doff) > skb->len ||
 	     homa_doff_bytes(h->doff) < sizeof(struct homa_common_hdr))) {
 		HOMA_INC(drop_malformed);
 		goto drop;
@@ -606,6 +657,10 @@ int homa_softirq(struct sk_buff *skb)
 
 	hsk = homa_sock_find(homa, dev_net(skb->dev), ntohs(h->dport));
 	if (!hsk) {
+		if (!homa_xfrm_ok(NULL, skb)) {
+			HOMA_INC(drop_policy);
+			goto drop;
+		}
 		HOMA_INC(drop_unknown_socket);
 		if (skb->protocol == htons(ETH_P_IPV6))
 			icmpv6_send(skb, ICMPV6_DEST_UNREACH,
@@ -615,6 +670,16 @@ int homa_softirq(struct sk_buff *skb)
 				  0);
 		goto drop;
 	}
+	if (!homa_xfrm_ok(&hsk->inet.sk, skb)) {
+		HOMA_INC(drop_policy);
+		goto put;
+	}
+	nf_reset_ct(skb);
+	/* The filter may trim the packet, never below its Homa header. */
+	if (sk_filter_trim_cap(&hsk->inet.sk, skb, min_len)) {
+		HOMA_INC(drop_filter);
+		goto put;
+	}
 	if (type == DATA && skb_is_gso(skb))
 		homa_split_gso(hsk, skb, &saddr);
 	else
@@ -622,32 +687,64 @@ int homa_softirq(struct sk_buff *skb)
 	sock_put(&hsk->inet.sk);
 	return 0;
 
+put:
+	sock_put(&hsk->inet.sk);
 drop:
 	kfree_skb(skb);
 	return 0;
 }
 
-/* Abort the RPCs of socket @sport that go to @addr (and @dport, unless
- * it is 0) after an ICMP error.
+/*
+ * An ICMP error about a packet we sent (RFC 1122, 4.2.3.9, as TCP reads
+ * it). It is believed only if the Homa header it quotes names a live RPC
+ * of the quoting socket toward that host and port: ids start at a random
+ * value per socket, so a host off the path cannot forge one that matches.
+ * Port unreachable (no socket at the peer's port) and protocol
+ * unreachable (no Homa at the peer) are hard errors: every RPC of the
+ * socket toward that port (toward that host, for the protocol) ends with
+ * @error. Any other error may be a routing transient: it is counted
+ * (icmp_soft_errors) and kept in the RPC, which goes on; should the RPC
+ * then time out, it fails with this error instead of ETIMEDOUT.
  */
-static void homa_abort_rpcs(struct net *net, const struct in6_addr *addr,
-			    u16 sport, u16 dport, int error)
+static void homa_icmp_error(struct net *net, const struct in6_addr *daddr,
+			    const struct homa_common_hdr *h, int error,
+			    bool hard)
 {
+	u64 id = be64_to_cpu(h->sender_id);	/* Our own id, as we sent it. */
+	u16 dport = ntohs(h->dport);
 	struct homa_rpc *rpc, *tmp;
 	struct homa_sock *hsk;
 
-	hsk = homa_sock_find(&homa_global, net, sport);
-	if (!hsk)
+	hsk = homa_sock_find(&homa_global, net, ntohs(h->sport));
+	if (!hsk) {
+		HOMA_INC(icmp_ignored);
 		return;
+	}
 	spin_lock_bh(&hsk->lock);
-	list_for_each_entry_safe(rpc, tmp, &hsk->active_rpcs, active_links) {
-		if (!ipv6_addr_equal(&rpc->peer->addr, addr))
-			continue;
-		if (dport != 0 && rpc->dport != dport)
-			continue;
-		/* Clients see @error; server RPCs are simply freed. */
-		HOMA_INC(icmp_errors);
-		homa_rpc_abort(rpc, error);
+	if (homa_is_client(id)) {
+		rpc = homa_find_client_rpc(hsk, id);
+		if (rpc && (!ipv6_addr_equal(&rpc->peer->addr, daddr) ||
+			    rpc->dport != dport))
+			rpc = NULL;
+	} else {
+		rpc = homa_find_server_rpc(hsk, daddr, dport, id);
+	}
+	if (!rpc) {
+		HOMA_INC(icmp_ignored);
+	} else if (!hard) {
+		rpc->soft_error = error;
+		HOMA_INC(icmp_soft_errors);
+	} else {
+		list_for_each_entry_safe(rpc, tmp, &hsk->active_rpcs,
+					 active_links) {
+			if (!ipv6_addr_equal(&rpc->peer->addr, daddr))
+				continue;
+			if (error == -ENOTCONN && rpc->dport != dport)
+				continue;
+			/* Clients see @error; server RPCs are freed. */
+			HOMA_INC(icmp_errors);
+			homa_rpc_abort(rpc, error);
+		}
 	}
 	spin_unlock_bh(&hsk->lock);
 	sock_put(&hsk->inet.sk);
@@ -655,7 +752,7 @@ static void homa_abort_rpcs(struct net *net, const struct in6_addr *addr,
 
 /**
  * homa_err_handler_v4() - ICMP (IPv4) reports a problem with a packet we
- * sent: abort the RPCs it concerns.
+ * sent: see homa_icmp_error().
  * @skb:  the ICMP message; skb->data at the IP header of our packet.
  * @info: ICMP info field.
  *
@@ -666,30 +763,31 @@ int homa_err_handler_v4(struct sk_buff *skb, u32 info)
 	const struct iphdr *iph = (const struct iphdr *)skb->data;
 	int type = icmp_hdr(skb)->type;
 	int code = icmp_hdr(skb)->code;
-	const struct homa_common_hdr *h;
 	struct in6_addr addr;
-	int error;
 
 	if (type != ICMP_DEST_UNREACH || code == ICMP_FRAG_NEEDED)
 		return 0;
-	if (!pskb_may_pull(skb, iph->ihl * 4 + 4))
+	/* The whole common header must be quoted: its id is the proof. */
+	if (!pskb_may_pull(skb, iph->ihl * 4 +
+			   sizeof(struct homa_common_hdr))) {
+		HOMA_INC(icmp_ignored);
 		return 0;
+	}
 	iph = (const struct iphdr *)skb->data;
-	h = (const struct homa_common_hdr *)(skb->data + iph->ihl * 4);
 	addr = homa_ipv4_to_ipv6(iph->daddr);
-	if (code == ICMP_PORT_UNREACH)
-		error = -ENOTCONN;
-	else if (code == ICMP_PROT_UNREACH)
-		error = -EPROTONOSUPPORT;
-	else
-		error = -EHOSTUNREACH;
-	homa_abort_rpcs(dev_net(skb->dev), &addr, ntohs(h->sport),
-			code == ICMP_PORT_UNREACH ? ntohs(h->dport) : 0, error);
+	homa_icmp_error(dev_net(skb->dev), &addr,
+			(const struct homa_common_hdr *)(skb->data +
+							 iph->ihl * 4),
+			code == ICMP_PORT_UNREACH ? -ENOTCONN :
+			code == ICMP_PROT_UNREACH ? -EPROTONOSUPPORT :
+			-EHOSTUNREACH,
+			code == ICMP_PORT_UNREACH || code == ICMP_PROT_UNREACH);
 	return 0;
 }
 
 /**
- * homa_err_handler_v6() - ICMPv6 reports a problem with a packet we sent.
+ * homa_err_handler_v6() - ICMPv6 reports a problem with a packet we sent:
+ * see homa_icmp_error().
  * @skb:    the ICMP message; skb->data at the IPv6 header of our packet.
  * @opt:    unused.
  * @type:   ICMPv6 type.
@@ -702,24 +800,27 @@ int homa_err_handler_v4(struct sk_buff *skb, u32 info)
 int homa_err_handler_v6(struct sk_buff *skb, struct inet6_skb_parm *opt,
 			u8 type, u8 code, int offset, __be32 info)
 {
-	const struct homa_common_hdr *h;
-	const struct ipv6hdr *iph;
 	struct in6_addr addr;
+	bool hard;
 	int error;
 
-	if (type == ICMPV6_DEST_UNREACH)
-		error = code == ICMPV6_PORT_UNREACH ? -ENOTCONN : -EHOSTUNREACH;
-	else if (type == ICMPV6_PARAMPROB && code == ICMPV6_UNK_NEXTHDR)
+	if (type == ICMPV6_DEST_UNREACH) {
+		hard = code == ICMPV6_PORT_UNREACH;
+		error = hard ? -ENOTCONN : -EHOSTUNREACH;
+	} else if (type == ICMPV6_PARAMPROB && code == ICMPV6_UNK_NEXTHDR) {
+		hard = true;
 		error = -EPROTONOSUPPORT;
-	else
+	} else {
 		return 0;
-	if (!pskb_may_pull(skb, offset + 4))
+	}
+	if (!pskb_may_pull(skb, offset + sizeof(struct homa_common_hdr))) {
+		HOMA_INC(icmp_ignored);
 		return 0;
-	iph = (const struct ipv6hdr *)skb->data;
-	h = (const struct homa_common_hdr *)(skb->data + offset);
-	addr = iph->daddr;
-	homa_abort_rpcs(dev_net(skb->dev), &addr, ntohs(h->sport),
-			error == -ENOTCONN ? ntohs(h->dport) : 0, error);
+	}
+	addr = ((const struct ipv6hdr *)skb->data)->daddr;
+	homa_icmp_error(dev_net(skb->dev), &addr,
+			(const struct homa_common_hdr *)(skb->data + offset),
+			error, hard);
 	return 0;
 }
 

@@ -61,6 +61,11 @@ static int homa_metrics_show(struct seq_file *m, void *v)
 	HOMA_SHOW(drop_rcvbuf);
 	HOMA_SHOW(drop_msg_mem);
 	HOMA_SHOW(rcvmem_bytes);
+	HOMA_SHOW(drop_not_host);
+	HOMA_SHOW(drop_policy);
+	HOMA_SHOW(drop_filter);
+	HOMA_SHOW(icmp_soft_errors);
+	HOMA_SHOW(icmp_ignored);
 #undef HOMA_SHOW
 	return 0;
 }

@@ -42,7 +42,8 @@
  *   server_rpcs_live        server RPCs that exist now
  *   client_rpcs_live        client RPCs that exist now
  *   throttled_rpcs_added    times an RPC was put on the pacer's list
- *   icmp_errors             ICMP errors that aborted RPCs
+ *   icmp_errors             RPCs aborted by a hard ICMP error (port or
+ *                           protocol unreachable quoting a live RPC)
  *   acks_rcvd               acknowledgements processed (in ACK or DATA)
  *   ack_timeouts            server RPCs freed because the client sent
  *                           nothing (no ACK, no RESEND) for timeout_ticks
@@ -65,6 +66,20 @@
  *   rcvmem_bytes            skb truesize kept for incoming messages now,
  *                           summed over all sockets (each socket's share
  *                           is its sk_rmem_alloc)
+ *   drop_not_host           packets not addressed to this host alone:
+ *                           link-layer broadcast or multicast, IPv4
+ *                           broadcast or multicast, IPv6 multicast
+ *   drop_policy             packets refused by the IPsec (xfrm) inbound
+ *                           policy (cleartext where protection is required)
+ *   drop_filter             packets refused by the socket's filter
+ *                           (SO_ATTACH_FILTER, cgroup ingress BPF, LSM)
+ *   icmp_soft_errors        ICMP errors (host or network unreachable and
+ *                           the like) kept in the RPC they name, which
+ *                           goes on; it fails with that error if it then
+ *                           times out
+ *   icmp_ignored            ICMP errors that quote no live RPC of the
+ *                           quoting socket toward that host and port, or
+ *                           quote too little of the Homa header to tell
  */
 
 #ifndef _HOMA_METRICS_H
@@ -142,6 +157,16 @@ struct homa_metrics {
 	u64 drop_msg_mem;
 	/** @rcvmem_bytes: see above (per-CPU deltas; may be negative). */
 	s64 rcvmem_bytes;
+	/** @drop_not_host: see above. */
+	u64 drop_not_host;
+	/** @drop_policy: see above. */
+	u64 drop_policy;
+	/** @drop_filter: see above. */
+	u64 drop_filter;
+	/** @icmp_soft_errors: see above. */
+	u64 icmp_soft_errors;
+	/** @icmp_ignored: see above. */
+	u64 icmp_ignored;
 };
 
 DECLARE_PER_CPU(struct homa_metrics, homa_metrics);

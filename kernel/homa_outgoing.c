@@ -28,6 +28,10 @@
 /* Hand @skb (transport header set) to IP for @daddr (IPv4 as v4-mapped
  * IPv6); consumes @skb. Control packets that answer a packet for which no
  * state exists go to its source address: they need no peer.
+ *
+ * Every packet belongs to its socket until the device is done with it
+ * (skb_set_owner_w()): cgroup egress BPF, netfilter's owner match and the
+ * qdiscs see whose it is, and its memory counts in sk_wmem_alloc.
  */
 static int homa_ip_xmit(struct homa_sock *hsk, const struct in6_addr *daddr,
 			struct sk_buff *skb)
@@ -38,6 +42,7 @@ static int homa_ip_xmit(struct homa_sock *hsk, const struct in6_addr *daddr,
 	int err;
 
 	skb_reset_transport_header(skb);
+	skb_set_owner_w(skb, sk);
 	skb->protocol = homa_sock_is_v6(hsk) ? htons(ETH_P_IPV6) :
 					       htons(ETH_P_IP);
 	if (homa_sock_is_v6(hsk)) {
@@ -84,7 +89,9 @@ static int homa_ip_xmit(struct homa_sock *hsk, const struct in6_addr *daddr,
  * @hsk:  the sending socket.
  * @peer: the destination.
  *
- * Return: the segment size, or a negative errno if there is no route.
+ * Return: the segment size, a negative errno if there is no route, or
+ * -EACCES for an IPv4 broadcast destination unless the socket has
+ * SO_BROADCAST (as UDP).
  */
 int homa_rpc_mtu_seg(struct homa_sock *hsk, struct homa_peer *peer)
 {
@@ -115,6 +122,11 @@ int homa_rpc_mtu_seg(struct homa_sock *hsk, struct homa_peer *peer)
 		rt = ip_route_output_flow(sock_net(sk), &fl4, sk);
 		if (IS_ERR(rt))
 			return PTR_ERR(rt);
+		if ((rt->rt_flags & RTCF_BROADCAST) &&
+		    !sock_flag(sk, SOCK_BROADCAST)) {
+			ip_rt_put(rt);
+			return -EACCES;
+		}
 		mtu = dst_mtu(&rt->dst);
 		ip_rt_put(rt);
 	}

@@ -67,7 +67,11 @@ struct homa_rpc *homa_rpc_new_client(struct homa_sock *hsk,
 
 	if (!rpc)
 		return NULL;
-	rpc->id = atomic64_fetch_add(2, &hsk->homa->next_outgoing_id);
+	rpc->id = hsk->next_client_id;
+	/* 0 means "no RPC" in acks: skipped when the counter wraps. */
+	hsk->next_client_id += 2;
+	if (!hsk->next_client_id)
+		hsk->next_client_id = 2;
 	rpc->state = RPC_OUTGOING;
 	hlist_add_head(&rpc->hash_links,
 		       &hsk->client_buckets[homa_rpc_hash(rpc->id)]);

@@ -129,6 +129,13 @@ struct homa_rpc {
 	/** @error: client only: non-zero (negative errno) if aborted. */
 	int error;
 
+	/**
+	 * @soft_error: negative errno of the last ICMP soft error about this
+	 * RPC (host or network unreachable), or 0: a client RPC that times
+	 * out fails with it instead of -ETIMEDOUT, as TCP reports sk_err_soft.
+	 */
+	int soft_error;
+
 	/** @refs: references that keep the memory from being reclaimed. */
 	atomic_t refs;
 

@@ -2,6 +2,7 @@
 
 /* Homa sockets: creation, ports, shutdown, destruction. */
 
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <net/ip.h>
 
@@ -30,6 +31,36 @@ static struct homa_sock *homa_port_owner(struct homa *homa, struct net *net,
 	return NULL;
 }
 
+/*
+ * sk_write_space of Homa sockets: send memory came back, an RPC's charge
+ * (homa_sock_wmem_uncharge()) or a transmitted skb's (sock_wfree()).
+ * Writers are woken only if one waits for budget or poll() was told the
+ * socket is not writable (@wmem_wanted), and at least half the budget is
+ * free: recvmsg sleeps on the same queue, and the generic
+ * sock_def_write_space() would wake every receiving thread for every
+ * packet sent. Called with the charge already given back; no lock held.
+ */
+static void homa_sock_write_space(struct sock *sk)
+{
+	struct homa_sock *hsk = homa_sk(sk);
+	struct socket_wq *wq;
+
+	/* Pairs with the barrier in prepare_to_wait() (homa_sock_wait_wmem())
+	 * between setting @wmem_wanted and reading sk_wmem_alloc.
+	 */
+	smp_mb();
+	if (!READ_ONCE(hsk->wmem_wanted) || !sock_writeable(sk))
+		return;
+	WRITE_ONCE(hsk->wmem_wanted, false);
+	rcu_read_lock();
+	wq = rcu_dereference(sk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_sync_poll(&wq->wait, EPOLLOUT |
+						EPOLLWRNORM | EPOLLWRBAND);
+	sk_wake_async_rcu(sk, SOCK_WAKE_SPACE, POLL_OUT);
+	rcu_read_unlock();
+}
+
 /**
  * homa_sock_init() - set up the Homa part of a new socket and give it an
  * automatic port (at or above HOMA_MIN_DEFAULT_PORT).
@@ -48,6 +79,9 @@ int homa_sock_init(struct homa_sock *hsk, struct homa *homa)
 	hsk->homa = homa;
 	hsk->shutdown = false;
 	hsk->in_table = false;
+	hsk->next_client_id = get_random_u64() & ~1ULL;
+	if (!hsk->next_client_id)
+		hsk->next_client_id = 2;
 	hsk->ip_header_length = homa_sock_is_v6(hsk) ?
 				sizeof(struct ipv6hdr) : sizeof(struct iphdr);
 	INIT_HLIST_NODE(&hsk->port_links);
@@ -66,6 +100,7 @@ int homa_sock_init(struct homa_sock *hsk, struct homa *homa)
 		INIT_HLIST_HEAD(&hsk->server_buckets[i]);
 	}
 	homa_pool_init(&hsk->pool);
+	hsk->inet.sk.sk_write_space = homa_sock_write_space;
 	/* See HOMA_DEFAULT_SNDBUF; SO_SNDBUF may change it later. */
 	WRITE_ONCE(hsk->inet.sk.sk_sndbuf, HOMA_DEFAULT_SNDBUF);
 	/* See HOMA_DEFAULT_RCVBUF; SO_RCVBUF may change it later. */
@@ -176,9 +211,8 @@ void homa_sock_wmem_charge(struct homa_sock *hsk, int bytes)
 
 /**
  * homa_sock_wmem_uncharge() - give back what homa_sock_wmem_charge()
- * charged and, if a sender waits for budget (or poll() was told the socket
- * is not writable) and at least half the budget is free again, wake the
- * socket's waiters (sk_write_space, as sock_wfree() does). No lock held.
+ * charged and wake a sender waiting for budget, if any (as sock_wfree()
+ * does for transmitted skbs). No lock held.
  * @hsk:   the socket.
  * @bytes: how much.
  */
@@ -191,14 +225,7 @@ void homa_sock_wmem_uncharge(struct homa_sock *hsk, int bytes)
 	 */
 	if (WARN_ON_ONCE(refcount_sub_and_test(bytes, &sk->sk_wmem_alloc)))
 		return;
-	/* Pairs with the barrier in prepare_to_wait() (homa_sock_wait_wmem())
-	 * between setting @wmem_wanted and reading sk_wmem_alloc.
-	 */
-	smp_mb__after_atomic();
-	if (READ_ONCE(hsk->wmem_wanted) && sock_writeable(sk)) {
-		WRITE_ONCE(hsk->wmem_wanted, false);
-		sk->sk_write_space(sk);
-	}
+	homa_sock_write_space(sk);
 }
 
 /**

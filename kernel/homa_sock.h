@@ -92,6 +92,14 @@ struct homa_sock {
 	/** @destroyed: homa_sock_destroy() has run. */
 	bool destroyed;
 
+	/**
+	 * @next_client_id: id of the socket's next client RPC (even, never
+	 * 0). It starts at a random value (homa_sock_init()) and advances by
+	 * 2, so ids tell an off-path host nothing about other sockets and are
+	 * not guessable from the socket's age. Socket lock.
+	 */
+	u64 next_client_id;
+
 	/** @ip_header_length: bytes of IP header on this socket's packets. */
 	int ip_header_length;
 

@@ -117,7 +117,7 @@ static void homa_check_rpc(struct homa_rpc *rpc)
 	rpc->silent_ticks++;
 	if (rpc->silent_ticks >= homa->timeout_ticks) {
 		HOMA_INC(timeouts);
-		homa_rpc_abort(rpc, -ETIMEDOUT);
+		homa_rpc_abort(rpc, rpc->soft_error ?: -ETIMEDOUT);
 		return;
 	}
 	if (rpc->silent_ticks >= homa->resend_ticks &&

@@ -23,7 +23,6 @@ int homa_init(struct homa *homa)
 	int i;
 
 	memset(homa, 0, sizeof(*homa));
-	atomic64_set(&homa->next_outgoing_id, 2);
 	spin_lock_init(&homa->port_lock);
 	for (i = 0; i < HOMA_SOCKTAB_BUCKETS; i++)
 		INIT_HLIST_HEAD(&homa->port_buckets[i]);

@@ -38,6 +38,10 @@ struct run_ctx {
 	struct args *held[HELD_MAX];
 	int held_line[HELD_MAX];
 	size_t nheld;
+	/* sysctl steps: net.homa.<name> to set back to <old> at the end. */
+	char sysctl_name[HELD_MAX][48];
+	char sysctl_old[HELD_MAX][24];
+	size_t nsysctl;
 };
 
 /* Result of scen_run(). There is no "skip": what cannot run fails. */

@@ -26,6 +26,7 @@ enum step_kind {
 	STEP_SET,		/* set NAME VALUE */
 	STEP_FUZZ,		/* fuzz count= seed= time= [keys] */
 	STEP_FLUSH,		/* flush: forget captured, unmatched frames */
+	STEP_SYSCTL,		/* sysctl NAME VALUE: net.homa.NAME, restored after */
 };
 
 /*

@@ -20,6 +20,7 @@ static const struct {
 	{ "wait", STEP_WAIT },
 	{ "guest", STEP_GUEST }, { "sleep", STEP_SLEEP }, { "set", STEP_SET },
 	{ "fuzz", STEP_FUZZ }, { "flush", STEP_FLUSH },
+	{ "sysctl", STEP_SYSCTL },
 };
 
 /* Keys an expect-type step accepts besides fields. */
@@ -263,6 +264,13 @@ static const char *check_step(struct step *st, char *why, size_t n)
 		return NULL;
 	case STEP_SET:
 		return st->ntok == 2 ? NULL : "want: set NAME VALUE";
+	case STEP_SYSCTL:
+		if (st->ntok != 2 || !st->tok[0][0] ||
+		    strspn(st->tok[0], "abcdefghijklmnopqrstuvwxyz_") !=
+		    strlen(st->tok[0]) || !st->tok[1][0] ||
+		    strspn(st->tok[1], "0123456789-") != strlen(st->tok[1]))
+			return "want: sysctl NAME NUMBER (NAME of net.homa.*)";
+		return NULL;
 	case STEP_METRIC:
 		return check_metric(st->tok, 0, st->ntok);
 	case STEP_GUEST:

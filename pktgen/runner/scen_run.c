@@ -597,6 +597,67 @@ static int step_guest(struct run_ctx *c, const struct args *a, char *why,
 	return r;
 }
 
+/*
+ * sysctl NAME VALUE: net.homa.NAME = VALUE in the guest for the rest of
+ * the scenario; the old value is written back after it, pass or fail
+ * (sysctl_restore()).
+ */
+static int step_sysctl(struct run_ctx *c, const struct args *a, char *why,
+		       size_t n)
+{
+	const char *name = a->tok[0], *val = a->tok[1];
+	char cmd[1700], *out = NULL;
+	size_t i = c->nsysctl;
+	int status = 0;
+
+	if (i >= HELD_MAX || strlen(name) >= sizeof(c->sysctl_name[0]) ||
+	    strlen(val) >= sizeof(c->sysctl_old[0])) {
+		snprintf(why, n, "too many sysctl steps, or too long");
+		return -1;
+	}
+	snprintf(cmd, sizeof(cmd), "cat /proc/sys/net/homa/%s && "
+		 "echo '%s' > /proc/sys/net/homa/%s", name, val, name);
+	if (agent_run(c->agent, cmd, 30000, &out, &status, why, n))
+		return -1;
+	if (status != 0 || strspn(out, "0123456789-") == 0) {
+		snprintf(why, n, "sysctl net.homa.%s = %s: status %d: %.100s",
+			 name, val, status, out);
+		free(out);
+		return -1;
+	}
+	out[strspn(out, "0123456789-")] = 0;
+	snprintf(c->sysctl_old[i], sizeof(c->sysctl_old[i]), "%s", out);
+	memcpy(c->sysctl_name[i], name, strlen(name) + 1);
+	c->nsysctl++;
+	free(out);
+	return 0;
+}
+
+/* Writes back, last first, what the scenario's sysctl steps changed. */
+static int sysctl_restore(struct run_ctx *c, char *why, size_t n)
+{
+	char cmd[256], *out = NULL;
+	int status = 0, r = 0;
+
+	while (c->nsysctl) {
+		size_t i = --c->nsysctl;
+
+		snprintf(cmd, sizeof(cmd), "echo %s > /proc/sys/net/homa/%s",
+			 c->sysctl_old[i], c->sysctl_name[i]);
+		if (agent_run(c->agent, cmd, 30000, &out, &status, why, n) ||
+		    status != 0) {
+			if (!r && status != 0)
+				snprintf(why, n, "restoring net.homa.%s to %s "
+					 "failed", c->sysctl_name[i],
+					 c->sysctl_old[i]);
+			r = -1;
+		}
+		free(out);
+		out = NULL;
+	}
+	return r;
+}
+
 static void init_vars(struct run_ctx *c, int family)
 {
 	char ip[INET6_ADDRSTRLEN];
@@ -643,6 +704,7 @@ static int run_step(struct run_ctx *c, const struct step *st, struct args *a,
 	case STEP_RPC:		return step_rpc(c, a, why, n);
 	case STEP_METRIC:	return step_metric(c, a, why, n);
 	case STEP_GUEST:	return step_guest(c, a, why, n);
+	case STEP_SYSCTL:	return step_sysctl(c, a, why, n);
 	case STEP_FUZZ:		return fuzz_run(c, a->kv, a->n, why, n);
 	case STEP_SET:
 		if (vars_set(&c->vars, a->tok[0], a->tok[1])) {
@@ -696,7 +758,8 @@ static int needs_agent(const struct scenario *s)
 		const struct step *st = &s->steps[i];
 
 		if (st->kind == STEP_METRIC || st->kind == STEP_WAIT ||
-		    st->kind == STEP_GUEST || st->kind == STEP_MARK)
+		    st->kind == STEP_GUEST || st->kind == STEP_MARK ||
+		    st->kind == STEP_SYSCTL)
 			return 1;
 		for (size_t k = 0; k < st->ntok; k++)
 			if (tok_needs_agent(st->tok[k]))
@@ -777,6 +840,11 @@ enum run_result scen_run(struct run_ctx *c, const struct scenario *s,
 		if (run_settle(c, SETTLE_MS, err, sizeof(err)) &&
 		    res == RUN_PASS) {
 			snprintf(why, n, "after the last step: %s", err);
+			res = RUN_FAIL;
+		}
+		err[0] = 0;
+		if (sysctl_restore(c, err, sizeof(err)) && res == RUN_PASS) {
+			snprintf(why, n, "%s", err);
 			res = RUN_FAIL;
 		}
 	}
