@@ -472,14 +472,7 @@ static void homa_dispatch(struct homa_sock *hsk, struct sk_buff *skb,
 		spin_unlock_bh(&hsk->lock);
 		goto drop;
 	}
-	if (homa_is_client(id)) {
-		rpc = homa_find_client_rpc(hsk, id);
-		if (rpc && (!ipv6_addr_equal(&rpc->peer->addr, saddr) ||
-			    rpc->dport != sport))
-			rpc = NULL;	/* Not from our server: not ours. */
-	} else {
-		rpc = homa_find_server_rpc(hsk, saddr, sport, id);
-	}
+	rpc = homa_find_rpc(hsk, saddr, sport, id);
 
 	switch (h->type) {
 	case DATA:
@@ -721,14 +714,7 @@ static void homa_icmp_error(struct net *net, const struct in6_addr *daddr,
 		return;
 	}
 	spin_lock_bh(&hsk->lock);
-	if (homa_is_client(id)) {
-		rpc = homa_find_client_rpc(hsk, id);
-		if (rpc && (!ipv6_addr_equal(&rpc->peer->addr, daddr) ||
-			    rpc->dport != dport))
-			rpc = NULL;
-	} else {
-		rpc = homa_find_server_rpc(hsk, daddr, dport, id);
-	}
+	rpc = homa_find_rpc(hsk, daddr, dport, id);
 	if (!rpc) {
 		HOMA_INC(icmp_ignored);
 	} else if (!hard) {

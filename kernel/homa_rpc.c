@@ -233,6 +233,32 @@ struct homa_rpc *homa_find_server_rpc(struct homa_sock *hsk,
 }
 
 /**
+ * homa_find_rpc() - the RPC of @hsk with local id @id that talks to
+ * @addr, port @port: a client RPC whose server is there, or a server RPC
+ * of that client. A packet (or an ICMP error quoting one) that names our
+ * client id but comes from elsewhere is not about that RPC.
+ * @hsk:  the socket; its lock is held.
+ * @addr: the other end's address.
+ * @port: the other end's port.
+ * @id:   local id.
+ *
+ * Return: the RPC or NULL; dead RPCs are not found.
+ */
+struct homa_rpc *homa_find_rpc(struct homa_sock *hsk,
+			       const struct in6_addr *addr, u16 port, u64 id)
+{
+	struct homa_rpc *rpc;
+
+	if (!homa_is_client(id))
+		return homa_find_server_rpc(hsk, addr, port, id);
+	rpc = homa_find_client_rpc(hsk, id);
+	if (rpc && (!ipv6_addr_equal(&rpc->peer->addr, addr) ||
+		    rpc->dport != port))
+		return NULL;
+	return rpc;
+}
+
+/**
  * homa_rpc_ready() - a message is complete (or a client RPC failed): queue
  * the RPC for recvmsg and wake waiting threads.
  * @rpc: the RPC; the socket lock is held.

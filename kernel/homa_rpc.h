@@ -189,6 +189,8 @@ struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
 				     const struct in6_addr *saddr, u16 dport,
 				     u64 id, int length);
 struct homa_rpc *homa_find_client_rpc(struct homa_sock *hsk, u64 id);
+struct homa_rpc *homa_find_rpc(struct homa_sock *hsk,
+			       const struct in6_addr *addr, u16 port, u64 id);
 struct homa_rpc *homa_find_server_rpc(struct homa_sock *hsk,
 				      const struct in6_addr *addr, u16 port,
 				      u64 id);
