@@ -192,7 +192,7 @@ int hp_field_put(struct hp_frame *f, const struct hp_field_def *d, uint64_t v)
 {
 	size_t pos = layer_base(f, d->layer) + d->off;
 
-	if (pos + d->size > HP_FRAME_MAX)
+	if (pos + d->size > f->cap)
 		return -1;
 	for (int i = d->size - 1; i >= 0; i--) {
 		f->buf[pos + (size_t)i] = (uint8_t)v;
@@ -280,10 +280,21 @@ int hp_field_set(struct hp_frame *f, const char *name, const char *value,
 			 value, name, kind_hint(d));
 		return -1;
 	}
+	if ((d->kind == HP_K_UINT || d->kind == HP_K_TYPE) &&
+	    hp_field_put(f, d, num)) {
+		snprintf(err, errlen, "field '%s' lies past the frame's end",
+			 name);
+		return -1;
+	}
 	if (d->kind == HP_K_UINT || d->kind == HP_K_TYPE)
-		return hp_field_put(f, d, num);
+		return 0;
 	size_t pos = layer_base(f, d->layer) + d->off;
 
+	if (pos + d->size > f->cap) {
+		snprintf(err, errlen, "field '%s' lies past the frame's end",
+			 name);
+		return -1;
+	}
 	memcpy(f->buf + pos, bytes, d->size);
 	if (pos + d->size > f->len)
 		f->len = pos + d->size;

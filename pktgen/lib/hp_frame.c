@@ -151,6 +151,7 @@ int hp_frame_init(struct hp_frame *f, const struct hp_addrs *a,
 	size_t hlen = hp_type_hdr_len(type);
 
 	memset(f, 0, offsetof(struct hp_frame, buf));
+	f->cap = HP_FRAME_MAX;
 	memset(f->buf, 0, 14 + 40 + HOMA_MAX_HEADER);
 	memcpy(eth->ether_dhost, a->dmac, 6);
 	memcpy(eth->ether_shost, a->smac, 6);
@@ -189,7 +190,7 @@ int hp_frame_init(struct hp_frame *f, const struct hp_addrs *a,
 
 int hp_frame_append(struct hp_frame *f, const void *data, size_t n)
 {
-	if (n > HP_FRAME_MAX - f->len)
+	if (n > f->cap - f->len)
 		return -1;
 	if (data)
 		memcpy(f->buf + f->len, data, n);

@@ -45,12 +45,16 @@ struct hp_addrs {
 /**
  * struct hp_frame - a frame and where its layers start.
  * @len: bytes in @buf.
+ * @cap: bytes @buf can hold: HP_FRAME_MAX for a frame being built or
+ *	parsed, @len for a list's copy (struct hp_list stores each frame at
+ *	its length, so a list of 100,000 small frames is not 100,000 x 9 KiB);
+ *	everything that lengthens a frame checks it.
  * @l3: offset of the IP header; @l4: offset of the Homa header.
  * @family: 4 or 6.
  * @lock: HP_LOCK_* bits.
  */
 struct hp_frame {
-	size_t len;
+	size_t len, cap;
 	size_t l3, l4;
 	int family;
 	unsigned int lock;

@@ -39,12 +39,15 @@ static int reserve(struct hp_list *l, size_t n)
 	return 0;
 }
 
+/* A copy of @f stored at its length (cap = len: it may shrink, not grow). */
 static struct hp_frame *copy_frame(const struct hp_frame *f)
 {
-	struct hp_frame *c = malloc(sizeof(*c));
+	struct hp_frame *c = malloc(offsetof(struct hp_frame, buf) + f->len);
 
-	if (c)
+	if (c) {
 		memcpy(c, f, offsetof(struct hp_frame, buf) + f->len);
+		c->cap = f->len;
+	}
 	return c;
 }
 

@@ -12,7 +12,11 @@
 
 #include "hp_frame.h"
 
-/* struct hp_list - an ordered list of frames (owned copies). */
+/*
+ * struct hp_list - an ordered list of frames (owned copies, each stored at
+ * its length: a frame in a list may be edited within its length or
+ * shortened, never lengthened; build it full-size, then push it).
+ */
 struct hp_list {
 	struct hp_frame **v;
 	size_t n, cap;

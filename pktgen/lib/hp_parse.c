@@ -19,6 +19,7 @@ enum hp_parse_result hp_frame_from_bytes(struct hp_frame *f,
 	uint16_t et;
 
 	memset(f, 0, offsetof(struct hp_frame, buf));
+	f->cap = HP_FRAME_MAX;
 	if (len > HP_FRAME_MAX)
 		return HP_PARSE_TOOBIG;
 	memcpy(f->buf, data, len);

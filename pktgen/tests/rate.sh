@@ -15,11 +15,12 @@
 #  4    -f/--timeout/-C capture the guest's answer: a RESEND to the guest's
 #       socket on port 5000 for an RPC it does not know draws an UNKNOWN, and -W
 #       writes it to a pcap that tcpdump reads back.
-#  5    homa-pktgen's best rate into the tap is at least a fifth of
+#  5    homa-pktgen's best rate into the tap is at least a third of
 #       tcpreplay --topspeed's: a loose bound that catches a sender gone
-#       slow, not a figure (measured 0.40-0.69 at 20,000 frames on a shared
-#       2-core host). The ratio itself is printed as "# measured", not
-#       asserted.
+#       slow, not a figure. Measured 0.75 with 100,000 frames on a 2-core
+#       host; 0.14 before lists stored frames at their length (each -r frame
+#       took a 9 KiB copy: 900 MB and 1.2 s of page faults before the first
+#       send). The ratio itself is printed as "# measured".
 set -eu
 PKTGEN=$1
 COUNT=${2:-100000}
@@ -100,9 +101,9 @@ echo "# measured: homa-pktgen ${best_pg} frames/s, tcpreplay --topspeed ${best_t
 	"into the tap, ratio $([ "$best_tr" -gt 0 ] && echo "scale=2; $best_pg / $best_tr" | bc || echo n/a)" \
 	"(best of 3 rounds of $COUNT frames of $(( $(stat -c %s "$T/rate.pcap") / COUNT - 16 )) bytes" \
 	"on average; tap counters and wall clock, not the tools' summaries)"
-if [ "$best_tr" -gt 0 ] && [ $((5 * best_pg)) -ge "$best_tr" ]; then
-	ok 5 "homa-pktgen reaches at least a fifth of tcpreplay --topspeed's rate into the tap"
+if [ "$best_tr" -gt 0 ] && [ $((3 * best_pg)) -ge "$best_tr" ]; then
+	ok 5 "homa-pktgen reaches at least a third of tcpreplay --topspeed's rate into the tap"
 else
-	notok 5 "homa-pktgen reaches at least a fifth of tcpreplay --topspeed's rate into the tap ($best_pg vs $best_tr frames/s)"
+	notok 5 "homa-pktgen reaches at least a third of tcpreplay --topspeed's rate into the tap ($best_pg vs $best_tr frames/s)"
 fi
 [ "$fails" = 0 ]

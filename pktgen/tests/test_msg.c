@@ -181,6 +181,36 @@ static void test_pcap(struct check_state *st)
 	hp_list_free(&back);
 }
 
+/* A list keeps each frame at its length and refuses to lengthen it. */
+static void test_list_copies(struct check_state *st)
+{
+	struct hp_addrs a;
+	struct hp_frame f;
+	struct hp_list l;
+	char err[256];
+	size_t len;
+
+	hp_addrs_default(&a);
+	hp_frame_init(&f, &a, RESEND);
+	len = f.len;
+	hp_list_init(&l);
+	CHECK(st, hp_list_push(&l, &f) == 0 && l.v[0]->cap == len &&
+	      memcmp(l.v[0]->buf, f.buf, len) == 0,
+	      "a pushed copy is stored at its length (%zu bytes)", len);
+	CHECK(st, hp_frame_append(l.v[0], "x", 1) < 0 && l.v[0]->len == len,
+	      "appending to a list's copy is refused");
+	CHECK(st, hp_field_set(l.v[0], "dport", "99", err, sizeof(err)) == 0,
+	      "a field within it can be edited");
+	hp_frame_truncate_l4(&f, 10);
+	CHECK(st, hp_list_push(&l, &f) == 0 &&
+	      hp_field_set(l.v[1], "id", "7", err, sizeof(err)) < 0 &&
+	      strstr(err, "past the frame") && l.v[1]->len == f.len,
+	      "a field past a short copy's end is refused: %s", err);
+	CHECK(st, hp_frame_append(&f, "x", 1) == 0 && f.len == f.l4 + 11,
+	      "the full-size original still grows");
+	hp_list_free(&l);
+}
+
 int main(void)
 {
 	struct check_state st = { 0 };
@@ -190,6 +220,7 @@ int main(void)
 	test_order(&st);
 	test_ops(&st);
 	test_pcap(&st);
+	test_list_copies(&st);
 	printf("1..%d\n", st.n);
 	return st.failed ? 1 : 0;
 }
