@@ -68,6 +68,12 @@ struct homa_sock;
 #define HOMA_MAX_RESEND_BYTES	65536
 
 /*
+ * Most doublings of an RPC's RESEND interval after BUSY answers (the
+ * interval is also capped at a third of timeout_ticks; homa_resend_gap()).
+ */
+#define HOMA_BUSY_BACKOFF_MAX	6
+
+/*
  * Receive memory of one incoming message (see homa_add_packet()). The
  * socket as a whole is bounded by sk_rcvbuf (HOMA_DEFAULT_RCVBUF); in
  * addition one message may keep at most homa_msg_mem_limit() bytes of skb
@@ -182,6 +188,13 @@ struct homa {
 
 	/** @timeout_ticks: silent ticks before an RPC is aborted. */
 	int timeout_ticks;
+
+	/**
+	 * @resend_peer_limit: most RPCs that may ask one peer for
+	 * retransmission (RESEND) in one tick; the others wait for a later
+	 * tick (resends_deferred).
+	 */
+	int resend_peer_limit;
 
 	/** @request_ack_ticks: ticks after a response before NEED_ACK. */
 	int request_ack_ticks;
@@ -310,8 +323,8 @@ int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len);
 void homa_xmit_data(struct homa_rpc *rpc, bool force);
 void homa_resend_data(struct homa_rpc *rpc, int start, int end);
 int homa_xmit_control(struct homa_rpc *rpc, u8 type, void *hdr, int len);
-int homa_xmit_unknown(struct homa_sock *hsk, const struct in6_addr *daddr,
-		      u16 dport, u64 local_id);
+int homa_xmit_stateless(struct homa_sock *hsk, const struct in6_addr *daddr,
+			u16 dport, u64 local_id, u8 type);
 void homa_send_acks_addr(struct homa_sock *hsk, const struct in6_addr *daddr,
 			 u16 dport, u64 sender_id, struct homa_ack *acks,
 			 int num_acks);
@@ -326,6 +339,7 @@ void homa_offload_exit(void);
 
 /* homa_incoming.c (timer and pool use it) */
 void homa_request_retrans(struct homa_rpc *rpc);
+u32 homa_resend_gap(struct homa *homa, int backoff);
 
 /* homa_timer.c */
 int homa_timer_main(void *arg);

@@ -270,8 +270,17 @@ static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 			return false;
 		}
 		rpc = homa_rpc_new_server(hsk, saddr, sport, id, length);
-		if (!rpc)
+		if (IS_ERR(rpc)) {
+			/* At an RPC limit: tell the client we are alive but
+			 * busy (one small packet, from the source address, no
+			 * state), so it backs off and asks again instead of
+			 * timing out while we work through its earlier RPCs.
+			 */
+			if (PTR_ERR(rpc) == -EBUSY)
+				homa_xmit_stateless(hsk, saddr, sport, id,
+						    BUSY);
 			return false;
+		}
 	} else if (homa_is_client(id) && rpc->state == RPC_OUTGOING) {
 		if (rpc->error)
 			return false;
@@ -322,9 +331,24 @@ static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 	 * out, as for a lost path.
 	 */
 	rpc->silent_ticks = 0;
+	rpc->busy_backoff = 0;
+	rpc->resend_wait = 0;
 	if (rpc->msgin.bytes_remaining == 0)
 		homa_rpc_ready(rpc);
 	return true;
+}
+
+/*
+ * BUSY: the peer is alive but has nothing for us yet (a server still
+ * working on our request, or at its RPC limit). Not silence; and the
+ * next RESEND waits longer (homa_resend_gap()).
+ */
+static void homa_busy_pkt(struct homa_rpc *rpc)
+{
+	rpc->silent_ticks = 0;
+	if (rpc->busy_backoff < HOMA_BUSY_BACKOFF_MAX)
+		rpc->busy_backoff++;
+	rpc->resend_wait = homa_resend_gap(rpc->hsk->homa, rpc->busy_backoff);
 }
 
 /* RESEND. */
@@ -339,7 +363,7 @@ static void homa_resend_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 
 	if (!rpc) {
 		/* Answered from the source address: no peer is made. */
-		homa_xmit_unknown(hsk, saddr, sport, id);
+		homa_xmit_stateless(hsk, saddr, sport, id, RPC_UNKNOWN);
 		return;
 	}
 	rpc->silent_ticks = 0;
@@ -473,6 +497,8 @@ static void homa_dispatch(struct homa_sock *hsk, struct sk_buff *skb,
 		goto drop;
 	}
 	rpc = homa_find_rpc(hsk, saddr, sport, id);
+	if (rpc)
+		WRITE_ONCE(rpc->peer->heard_tick, hsk->homa->timer_ticks);
 
 	switch (h->type) {
 	case DATA:
@@ -490,7 +516,7 @@ static void homa_dispatch(struct homa_sock *hsk, struct sk_buff *skb,
 		break;
 	case BUSY:
 		if (rpc)
-			rpc->silent_ticks = 0;
+			homa_busy_pkt(rpc);
 		else
 			HOMA_INC(drop_unknown_rpc);
 		break;

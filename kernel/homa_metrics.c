@@ -66,6 +66,9 @@ static int homa_metrics_show(struct seq_file *m, void *v)
 	HOMA_SHOW(drop_filter);
 	HOMA_SHOW(icmp_soft_errors);
 	HOMA_SHOW(icmp_ignored);
+	HOMA_SHOW(resends_deferred);
+	HOMA_SHOW(timer_runs);
+	HOMA_SHOW(timer_ns);
 #undef HOMA_SHOW
 	return 0;
 }

@@ -80,6 +80,12 @@
  *   icmp_ignored            ICMP errors that quote no live RPC of the
  *                           quoting socket toward that host and port, or
  *                           quote too little of the Homa header to tell
+ *   resends_deferred        times an RPC due to ask for retransmission
+ *                           waited for a later tick because resend_peer_limit
+ *                           RPCs had asked the same peer in this tick
+ *   timer_runs              timer ticks run
+ *   timer_ns                nanoseconds the timer spent in those ticks
+ *                           (checking RPCs, reaping, freeing idle peers)
  */
 
 #ifndef _HOMA_METRICS_H
@@ -167,6 +173,12 @@ struct homa_metrics {
 	u64 icmp_soft_errors;
 	/** @icmp_ignored: see above. */
 	u64 icmp_ignored;
+	/** @resends_deferred: see above. */
+	u64 resends_deferred;
+	/** @timer_runs: see above. */
+	u64 timer_runs;
+	/** @timer_ns: see above. */
+	u64 timer_ns;
 };
 
 DECLARE_PER_CPU(struct homa_metrics, homa_metrics);

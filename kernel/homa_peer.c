@@ -110,6 +110,7 @@ struct homa_peer *homa_peer_get(struct homa *homa, struct net *net,
 	new->net = net;
 	refcount_set(&new->refs, 2);	/* The table's and the caller's. */
 	new->last_used = jiffies;
+	new->heard_tick = READ_ONCE(homa->timer_ticks);
 	spin_lock_init(&new->ack_lock);
 
 	spin_lock_bh(&homa->peer_lock);
@@ -191,6 +192,45 @@ void homa_peer_gc(struct homa *homa)
 	}
 	homa->peer_gc_bucket = b;
 	spin_unlock_bh(&homa->peer_lock);
+}
+
+/**
+ * homa_peer_resend_ok() - may one more RPC ask @peer for retransmission in
+ * this tick? At most resend_peer_limit RPCs do, so that a host with many
+ * RPCs outstanding to one slow peer does not flood it with RESENDs (each
+ * answered by a BUSY) while it should be serving them. Timer thread only.
+ * @homa: the protocol state.
+ * @peer: the peer to ask.
+ *
+ * Return: true if the RPC may send its RESENDs now (and is counted).
+ */
+bool homa_peer_resend_ok(struct homa *homa, struct homa_peer *peer)
+{
+	u32 now = homa->timer_ticks;
+
+	if (peer->resend_tick != now) {
+		peer->resend_tick = now;
+		peer->resends = 0;
+	}
+	if (peer->resends >= READ_ONCE(homa->resend_peer_limit))
+		return false;
+	peer->resends++;
+	return true;
+}
+
+/**
+ * homa_peer_heard_within() - has a packet from @peer matched one of our
+ * RPCs in the last @ticks ticks?
+ * @homa:  the protocol state.
+ * @peer:  the peer.
+ * @ticks: how far back to look.
+ *
+ * Return: true if it has.
+ */
+bool homa_peer_heard_within(struct homa *homa, struct homa_peer *peer,
+			    u32 ticks)
+{
+	return homa->timer_ticks - READ_ONCE(peer->heard_tick) < ticks;
 }
 
 /**

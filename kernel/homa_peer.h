@@ -53,6 +53,21 @@ struct homa_peer {
 	/** @rcu: for kfree_rcu(). */
 	struct rcu_head rcu;
 
+	/**
+	 * @heard_tick: homa->timer_ticks when a packet from this peer last
+	 * matched one of our RPCs (written locklessly by softirqs).
+	 */
+	u32 heard_tick;
+
+	/**
+	 * @resend_tick: the tick @resends counts RESENDs for. @resend_tick and
+	 * @resends are used only by the timer thread.
+	 */
+	u32 resend_tick;
+
+	/** @resends: RPCs that asked this peer to retransmit in @resend_tick. */
+	int resends;
+
 	/** @ack_lock: protects @num_acks and @acks. */
 	spinlock_t ack_lock;
 
@@ -73,6 +88,9 @@ struct homa_peer *homa_peer_get(struct homa *homa, struct net *net,
 				const struct in6_addr *addr, gfp_t gfp);
 void homa_peer_put(struct homa_peer *peer);
 void homa_peer_gc(struct homa *homa);
+bool homa_peer_resend_ok(struct homa *homa, struct homa_peer *peer);
+bool homa_peer_heard_within(struct homa *homa, struct homa_peer *peer,
+			    u32 ticks);
 void homa_peer_net_exit(struct homa *homa, struct net *net);
 void homa_peertab_destroy(struct homa *homa);
 bool homa_peer_get_ack(struct homa_peer *peer, struct homa_ack *ack);

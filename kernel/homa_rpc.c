@@ -125,13 +125,14 @@ static void homa_peer_load_put(struct homa_sock *hsk, struct homa_peer *peer)
  * Any host can create server RPCs with one packet each, so their number
  * is bounded: per socket by max_server_rpcs and per client host by
  * max_server_rpcs_per_peer. At a limit the packet is dropped and counted
- * (drop_rpc_limit); the client finds out through its own timer, as for
- * any lost packet: its RESENDs get UNKNOWN, it sends the request again,
- * and it sees ETIMEDOUT only if the server stays at the limit for
- * timeout_ticks. The client gets a peer only here, once there is state
- * to keep, and not at all when the socket is at its limit.
+ * (drop_rpc_limit), and the caller answers BUSY: the client backs off and
+ * asks again (its RESEND gets UNKNOWN, and it sends the request again),
+ * and it sees ETIMEDOUT only if the server goes silent. The client gets a
+ * peer only here, once there is state to keep, and not at all when the
+ * socket is at its limit.
  *
- * Return: the RPC, or NULL at a limit or if memory ran out.
+ * Return: the RPC; ERR_PTR(-EBUSY) at a limit, ERR_PTR(-ENOMEM) if memory
+ * ran out.
  */
 struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
 				     const struct in6_addr *saddr, u16 dport,
@@ -143,22 +144,25 @@ struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
 
 	if (hsk->server_rpcs >= READ_ONCE(hsk->homa->max_server_rpcs)) {
 		HOMA_INC(drop_rpc_limit);
-		return NULL;
+		return ERR_PTR(-EBUSY);
 	}
 	peer = homa_peer_get(hsk->homa, sock_net(&hsk->inet.sk), saddr,
 			     GFP_ATOMIC);
 	if (!peer)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	load = homa_peer_load_find(hsk, peer);
 	if (load && load->count >=
 	    READ_ONCE(hsk->homa->max_server_rpcs_per_peer)) {
 		HOMA_INC(drop_rpc_limit);
+		rpc = ERR_PTR(-EBUSY);
 		goto done;
 	}
 	if (!load) {
 		load = kmalloc(sizeof(*load), GFP_ATOMIC);
-		if (!load)
+		if (!load) {
+			rpc = ERR_PTR(-ENOMEM);
 			goto done;
+		}
 		load->peer = peer;
 		load->count = 0;
 		hlist_add_head(&load->links,
@@ -171,6 +175,7 @@ struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
 			hlist_del(&load->links);
 			kfree(load);
 		}
+		rpc = ERR_PTR(-ENOMEM);
 		goto done;
 	}
 	load->count++;

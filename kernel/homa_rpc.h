@@ -166,6 +166,24 @@ struct homa_rpc {
 	/** @silent_ticks: ticks since the peer last showed it is alive. */
 	int silent_ticks;
 
+	/**
+	 * @resend_wait: ticks before this RPC may send its next RESEND
+	 * (counted down by the timer; set by homa_resend_gap()).
+	 */
+	u32 resend_wait;
+
+	/**
+	 * @timer_tick: the tick at which the timer last checked this RPC
+	 * (see homa_timer_sock()); 0 (never a tick number) until then.
+	 */
+	u32 timer_tick;
+
+	/**
+	 * @busy_backoff: BUSY answers since the peer last sent us new bytes,
+	 * at most HOMA_BUSY_BACKOFF_MAX; each doubles the RESEND interval.
+	 */
+	int busy_backoff;
+
 	/** @done_timer_ticks: server: tick at which the response was sent. */
 	u32 done_timer_ticks;
 

@@ -6,12 +6,16 @@
  */
 
 #include <linux/hrtimer.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 
 #include "homa_impl.h"
 #include "homa_peer.h"
 #include "homa_rpc.h"
 #include "homa_sock.h"
+
+/* RPCs the timer checks between two releases of their socket's lock. */
+#define HOMA_TIMER_BATCH 64
 
 /* Longest wait, in ticks, between two NEED_ACKs for one RPC. */
 #define HOMA_NEED_ACK_MAX_INTERVAL 32
@@ -115,28 +119,90 @@ static void homa_check_rpc(struct homa_rpc *rpc)
 	}
 
 	rpc->silent_ticks++;
+	if (rpc->resend_wait > 0)
+		rpc->resend_wait--;
 	if (rpc->silent_ticks >= homa->timeout_ticks) {
 		HOMA_INC(timeouts);
 		homa_rpc_abort(rpc, rpc->soft_error ?: -ETIMEDOUT);
 		return;
 	}
-	if (rpc->silent_ticks >= homa->resend_ticks &&
-	    (rpc->silent_ticks - homa->resend_ticks) %
-	    homa->resend_interval == 0)
-		homa_request_retrans(rpc);
+	if (rpc->silent_ticks < homa->resend_ticks || rpc->resend_wait > 0)
+		return;
+	if (!homa_peer_resend_ok(homa, rpc->peer)) {
+		/* Deferred by the per-peer bound: a wait of our own making is
+		 * not the peer's silence while it is plainly alive (heard in
+		 * the last half timeout). A dead peer is not heard, and its
+		 * RPCs time out as usual, at most half a timeout late.
+		 */
+		HOMA_INC(resends_deferred);
+		if (homa_peer_heard_within(homa, rpc->peer,
+					   homa->timeout_ticks / 2))
+			rpc->silent_ticks--;
+		return;
+	}
+	homa_request_retrans(rpc);
+	rpc->resend_wait = homa_resend_gap(homa, rpc->busy_backoff);
 }
 
+/**
+ * homa_resend_gap() - ticks until an RPC's next RESEND.
+ * @homa:    the protocol state.
+ * @backoff: BUSY answers since the RPC last made progress.
+ *
+ * Without BUSYs it is resend_interval, as the spec has it: RESENDs then
+ * recover lost packets. A BUSY says the peer is alive but not ready (a
+ * server still working on the request, or at its RPC limit), and asking
+ * again every resend_interval only adds to its load: each BUSY doubles
+ * the interval, up to a third of timeout_ticks (so the peer is still
+ * asked about three times before the RPC could time out), less up to
+ * half of it at random, so that RPCs that went quiet together do not ask
+ * together.
+ *
+ * Return: the number of ticks.
+ */
+u32 homa_resend_gap(struct homa *homa, int backoff)
+{
+	u32 gap = READ_ONCE(homa->resend_interval);
+	u32 cap = max_t(u32, READ_ONCE(homa->timeout_ticks) / 3, gap);
+
+	if (backoff <= 0)
+		return gap;
+	gap = min_t(u32, gap << min(backoff, HOMA_BUSY_BACKOFF_MAX), cap);
+	return gap - get_random_u32_below(gap / 2 + 1);
+}
+
+/*
+ * One tick for every RPC of @hsk. The socket lock (taken with bottom
+ * halves off) is dropped every HOMA_TIMER_BATCH RPCs, so that a socket
+ * with thousands of RPCs neither holds off its own packets for the whole
+ * walk nor keeps the CPU from others. No pointer survives the unlock: the
+ * walk takes the first RPC of the list each time and moves it to the
+ * tail, stamped with the tick; it is done when the first RPC already has
+ * this tick's stamp. RPCs that die meanwhile have left the list, and
+ * those created meanwhile are checked with the rest.
+ */
 static void homa_timer_sock(struct homa_sock *hsk)
 {
-	struct homa_rpc *rpc, *tmp;
+	u32 now = hsk->homa->timer_ticks;
+	struct homa_rpc *rpc;
+	int n = 0;
 
 	if (list_empty(&hsk->active_rpcs))
 		return;	/* Racy peek: an RPC created now waits a tick. */
 	spin_lock_bh(&hsk->lock);
-	if (!hsk->shutdown) {
-		list_for_each_entry_safe(rpc, tmp, &hsk->active_rpcs,
-					 active_links)
-			homa_check_rpc(rpc);
+	while (!hsk->shutdown && !list_empty(&hsk->active_rpcs)) {
+		rpc = list_first_entry(&hsk->active_rpcs, struct homa_rpc,
+				       active_links);
+		if (rpc->timer_tick == now)
+			break;
+		rpc->timer_tick = now;
+		list_move_tail(&rpc->active_links, &hsk->active_rpcs);
+		homa_check_rpc(rpc);
+		if (++n % HOMA_TIMER_BATCH == 0) {
+			spin_unlock_bh(&hsk->lock);
+			cond_resched();
+			spin_lock_bh(&hsk->lock);
+		}
 	}
 	spin_unlock_bh(&hsk->lock);
 }
@@ -171,6 +237,7 @@ static void homa_timer_reap(struct homa *homa, struct homa_sock *hsk)
  */
 void homa_timer(struct homa *homa)
 {
+	u64 start = ktime_get_ns();
 	struct homa_sock **socks;
 	int i, n;
 
@@ -186,6 +253,8 @@ void homa_timer(struct homa *homa)
 	kfree(socks);
 	/* Idle peers (bounded work per tick). */
 	homa_peer_gc(homa);
+	HOMA_INC(timer_runs);
+	HOMA_ADD(timer_ns, ktime_get_ns() - start);
 }
 
 /**

@@ -38,6 +38,7 @@ int homa_init(struct homa *homa)
 	homa->resend_ticks = 5;
 	homa->resend_interval = 5;
 	homa->timeout_ticks = 100;
+	homa->resend_peer_limit = 8;
 	homa->request_ack_ticks = 2;
 	homa->reap_limit = 10;
 	homa->dead_buffs_limit = 5000;
@@ -92,6 +93,7 @@ static struct ctl_table homa_ctl_table[] = {
 	HOMA_PARAM(resend_ticks, &one, &max_ticks),
 	HOMA_PARAM(resend_interval, &one, &max_ticks),
 	HOMA_PARAM(timeout_ticks, &two, &max_ticks),
+	HOMA_PARAM(resend_peer_limit, &one, &max_limit),
 	HOMA_PARAM(request_ack_ticks, &one, &max_ticks),
 	HOMA_PARAM(reap_limit, &one, &max_limit),
 	HOMA_PARAM(dead_buffs_limit, &one, &max_limit),

@@ -8,8 +8,9 @@
 #include <sys/socket.h>
 #include <time.h>
 
-ssize_t echo_once(struct homa_ep *ep, struct homa_rx *rx)
+ssize_t echo_once(struct homa_ep *ep, struct homa_rx *rx, int delay_ms)
 {
+	struct timespec delay = { delay_ms / 1000, delay_ms % 1000 * 1000000L };
 	struct iovec iov[HOMA_MAX_BPAGES];
 	ssize_t len;
 	int n, err;
@@ -17,6 +18,8 @@ ssize_t echo_once(struct homa_ep *ep, struct homa_rx *rx)
 	len = homa_receive(ep->fd, rx, HOMA_RECVMSG_REQUEST, 0, 0);
 	if (len < 0)
 		return len;
+	if (delay_ms > 0)
+		nanosleep(&delay, NULL);
 	n = homa_rx_iov(&ep->region, rx, iov);
 	if (n < 0)
 		return n;
@@ -41,7 +44,7 @@ int echo_serve(struct homa_ep *ep, long *served, long *errors,
 
 	homa_rx_init(&rx);
 	for (;;) {
-		r = echo_once(ep, &rx);
+		r = echo_once(ep, &rx, 0);
 		if (r >= 0) {
 			(*served)++;
 			if (last_ms) {

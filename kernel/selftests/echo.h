@@ -16,10 +16,10 @@
 #include "homa_sock.h"
 
 /*
- * Receives one request on @ep and echoes it. Returns the request length,
- * or -errno of the failing recvmsg or sendmsg.
+ * Receives one request on @ep and echoes it, @delay_ms after it arrived.
+ * Returns the request length, or -errno of the failing recvmsg or sendmsg.
  */
-ssize_t echo_once(struct homa_ep *ep, struct homa_rx *rx);
+ssize_t echo_once(struct homa_ep *ep, struct homa_rx *rx, int delay_ms);
 
 /* True for errors after which a receive loop cannot go on. */
 int echo_error_is_final(int err);

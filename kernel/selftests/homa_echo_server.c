@@ -4,7 +4,11 @@
  * Runs until killed.
  *
  * Usage: homa_echo_server [--port P] [--family 4|6] [--bpages N]
- *                         [--daemon] [--pidfile FILE] [--log FILE]
+ *                         [--delay-ms D] [--daemon] [--pidfile FILE]
+ *                         [--log FILE]
+ *
+ * Requests are answered one at a time, each --delay-ms after it was
+ * received (default 0): a slow server, for the overload test.
  *
  * With --daemon the server forks; the parent waits until the child's
  * socket is bound and has its buffer region, writes the child's pid to
@@ -36,6 +40,7 @@ struct server_opts {
 	uint16_t port;
 	int family;
 	unsigned int bpages;
+	int delay_ms;
 	int daemon;
 	int stop;
 	const char *pidfile;
@@ -45,8 +50,8 @@ struct server_opts {
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [--port P] [--family 4|6] [--bpages N] [--daemon]\n"
-		"          [--pidfile FILE] [--log FILE]\n"
+		"usage: %s [--port P] [--family 4|6] [--bpages N] [--delay-ms D]\n"
+		"          [--daemon] [--pidfile FILE] [--log FILE]\n"
 		"       %s --stop --pidfile FILE\n", prog, prog);
 	exit(2);
 }
@@ -57,6 +62,7 @@ static void parse(int argc, char **argv, struct server_opts *o)
 		{ "port", required_argument, NULL, 'p' },
 		{ "family", required_argument, NULL, 'f' },
 		{ "bpages", required_argument, NULL, 'b' },
+		{ "delay-ms", required_argument, NULL, 'D' },
 		{ "daemon", no_argument, NULL, 'd' },
 		{ "pidfile", required_argument, NULL, 'P' },
 		{ "log", required_argument, NULL, 'l' },
@@ -67,7 +73,7 @@ static void parse(int argc, char **argv, struct server_opts *o)
 
 	*o = (struct server_opts){ .port = 500, .family = AF_INET,
 				   .bpages = 128 };
-	while ((c = getopt_long(argc, argv, "p:f:b:dP:l:s", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:f:b:D:dP:l:s", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			o->port = (uint16_t)atoi(optarg);
@@ -79,6 +85,9 @@ static void parse(int argc, char **argv, struct server_opts *o)
 			break;
 		case 'b':
 			o->bpages = (unsigned int)atoi(optarg);
+			break;
+		case 'D':
+			o->delay_ms = atoi(optarg);
 			break;
 		case 'd':
 			o->daemon = 1;
@@ -96,7 +105,8 @@ static void parse(int argc, char **argv, struct server_opts *o)
 			usage(argv[0]);
 		}
 	}
-	if (o->port == 0 || o->bpages < 2 || (o->stop && !o->pidfile))
+	if (o->port == 0 || o->bpages < 2 || o->delay_ms < 0 ||
+	    (o->stop && !o->pidfile))
 		usage(argv[0]);
 }
 
@@ -284,7 +294,7 @@ int main(int argc, char **argv)
 		detach(&o, ready[1]);
 	homa_rx_init(&rx);
 	for (;;) {
-		r = echo_once(&ep, &rx);
+		r = echo_once(&ep, &rx, o.delay_ms);
 		if (r >= 0) {
 			served++;
 			continue;

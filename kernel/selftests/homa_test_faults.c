@@ -757,7 +757,7 @@ static void *reopen_main(void *arg)
 	homa_rx_init(&rx);
 	/* Serve until the client is done (shutdown). */
 	for (;;) {
-		ssize_t r = echo_once(&ep, &rx);
+		ssize_t r = echo_once(&ep, &rx, 0);
 
 		if (r < 0 && echo_error_is_final((int)-r))
 			break;
