@@ -196,9 +196,9 @@ int homa_xmit_control(struct homa_rpc *rpc, u8 type, void *hdr, int len)
 
 /**
  * homa_xmit_stateless() - answer a packet for which we keep no RPC: tell
- * its sender that we have no RPC @local_id (RPC_UNKNOWN), or that we are
- * at an RPC limit (BUSY). No peer is needed (nor created): the answer goes
- * to the packet's source.
+ * its sender that we have no RPC @local_id (RPC_UNKNOWN) or that we are
+ * alive (BUSY). No peer is needed (nor created): the answer goes to the
+ * packet's source.
  * @hsk:      the socket the packet came to.
  * @daddr:    the sender of that packet.
  * @dport:    the sender's port.

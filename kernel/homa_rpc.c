@@ -125,11 +125,11 @@ static void homa_peer_load_put(struct homa_sock *hsk, struct homa_peer *peer)
  * Any host can create server RPCs with one packet each, so their number
  * is bounded: per socket by max_server_rpcs and per client host by
  * max_server_rpcs_per_peer. At a limit the packet is dropped and counted
- * (drop_rpc_limit), and the caller answers BUSY: the client backs off and
- * asks again (its RESEND gets UNKNOWN, and it sends the request again),
- * and it sees ETIMEDOUT only if the server goes silent. The client gets a
- * peer only here, once there is state to keep, and not at all when the
- * socket is at its limit.
+ * (drop_rpc_limit); the client finds out through its own timer, as for
+ * any lost packet: its RESENDs get UNKNOWN, it sends the request again,
+ * and it sees ETIMEDOUT only if the server stays at the limit for
+ * timeout_ticks. The client gets a peer only here, once there is state
+ * to keep, and not at all when the socket is at its limit.
  *
  * Return: the RPC; ERR_PTR(-EBUSY) at a limit, ERR_PTR(-ENOMEM) if memory
  * ran out.

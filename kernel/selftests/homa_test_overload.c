@@ -10,8 +10,8 @@
  * --max-resends. The counts per RPC are printed as "# measured".
  *
  * hold: --rpcs requests to a socket of this program on loopback that
- * never reads them (so every RPC waits: the first max_server_rpcs_per_peer
- * as server RPCs, the rest answered BUSY at the limit) for --hold-ms. No
+ * never reads them (so every RPC waits; raise max_server_rpcs_per_peer and
+ * max_server_rpcs above N first, or the excess times out) for --hold-ms. No
  * RPC may time out while the server is alive, and the timer's cost per
  * tick (timer_ns / timer_runs) must stay under --max-tick-us.
  *
