@@ -323,8 +323,8 @@ int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len);
 void homa_xmit_data(struct homa_rpc *rpc, bool force);
 void homa_resend_data(struct homa_rpc *rpc, int start, int end);
 int homa_xmit_control(struct homa_rpc *rpc, u8 type, void *hdr, int len);
-int homa_xmit_stateless(struct homa_sock *hsk, const struct in6_addr *daddr,
-			u16 dport, u64 local_id, u8 type);
+int homa_xmit_unknown(struct homa_sock *hsk, const struct in6_addr *daddr,
+		      u16 dport, u64 local_id);
 void homa_send_acks_addr(struct homa_sock *hsk, const struct in6_addr *daddr,
 			 u16 dport, u64 sender_id, struct homa_ack *acks,
 			 int num_acks);
@@ -339,9 +339,9 @@ void homa_offload_exit(void);
 
 /* homa_incoming.c (timer and pool use it) */
 void homa_request_retrans(struct homa_rpc *rpc);
-u32 homa_resend_gap(struct homa *homa, int backoff);
 
 /* homa_timer.c */
+u32 homa_resend_gap(struct homa *homa, int backoff);
 int homa_timer_main(void *arg);
 void homa_timer(struct homa *homa);
 

@@ -275,7 +275,7 @@ static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 		 * into as many BUSYs and starved the host (lab_limits_flood:
 		 * 27% of the flood received instead of 75%, Slab +14 MB).
 		 */
-		if (IS_ERR(rpc))
+		if (!rpc)
 			return false;
 	} else if (homa_is_client(id) && rpc->state == RPC_OUTGOING) {
 		if (rpc->error)
@@ -336,8 +336,8 @@ static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 
 /*
  * BUSY: the peer is alive but has nothing for us yet (a server still
- * working on our request). Not silence; and the
- * next RESEND waits longer (homa_resend_gap()).
+ * working on our request). Not silence; and the next RESEND waits longer
+ * (homa_resend_gap()).
  */
 static void homa_busy_pkt(struct homa_rpc *rpc)
 {
@@ -359,7 +359,7 @@ static void homa_resend_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 
 	if (!rpc) {
 		/* Answered from the source address: no peer is made. */
-		homa_xmit_stateless(hsk, saddr, sport, id, RPC_UNKNOWN);
+		homa_xmit_unknown(hsk, saddr, sport, id);
 		return;
 	}
 	rpc->silent_ticks = 0;

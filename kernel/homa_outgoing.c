@@ -195,25 +195,21 @@ int homa_xmit_control(struct homa_rpc *rpc, u8 type, void *hdr, int len)
 }
 
 /**
- * homa_xmit_stateless() - answer a packet for which we keep no RPC: tell
- * its sender that we have no RPC @local_id (RPC_UNKNOWN) or that we are
- * alive (BUSY). No peer is needed (nor created): the answer goes to the
- * packet's source.
+ * homa_xmit_unknown() - tell a host that we have no RPC @local_id. No
+ * peer is needed (nor created): the answer goes to the packet's source.
  * @hsk:      the socket the packet came to.
  * @daddr:    the sender of that packet.
  * @dport:    the sender's port.
  * @local_id: our id for the RPC it named.
- * @type:     RPC_UNKNOWN or BUSY (both a bare common header).
  *
  * Return: 0 or a negative errno.
  */
-int homa_xmit_stateless(struct homa_sock *hsk, const struct in6_addr *daddr,
-			u16 dport, u64 local_id, u8 type)
+int homa_xmit_unknown(struct homa_sock *hsk, const struct in6_addr *daddr,
+		      u16 dport, u64 local_id)
 {
 	struct homa_rpc_unknown_hdr h = {};
 
-	BUILD_BUG_ON(sizeof(struct homa_busy_hdr) != sizeof(h));
-	homa_fill_common(&h.common, hsk->port, dport, local_id, type,
+	homa_fill_common(&h.common, hsk->port, dport, local_id, RPC_UNKNOWN,
 			 sizeof(h));
 	return __homa_xmit_control(hsk, daddr, &h, sizeof(h));
 }

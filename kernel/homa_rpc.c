@@ -131,8 +131,7 @@ static void homa_peer_load_put(struct homa_sock *hsk, struct homa_peer *peer)
  * timeout_ticks. The client gets a peer only here, once there is state
  * to keep, and not at all when the socket is at its limit.
  *
- * Return: the RPC; ERR_PTR(-EBUSY) at a limit, ERR_PTR(-ENOMEM) if memory
- * ran out.
+ * Return: the RPC, or NULL at a limit or if memory ran out.
  */
 struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
 				     const struct in6_addr *saddr, u16 dport,
@@ -144,25 +143,22 @@ struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
 
 	if (hsk->server_rpcs >= READ_ONCE(hsk->homa->max_server_rpcs)) {
 		HOMA_INC(drop_rpc_limit);
-		return ERR_PTR(-EBUSY);
+		return NULL;
 	}
 	peer = homa_peer_get(hsk->homa, sock_net(&hsk->inet.sk), saddr,
 			     GFP_ATOMIC);
 	if (!peer)
-		return ERR_PTR(-ENOMEM);
+		return NULL;
 	load = homa_peer_load_find(hsk, peer);
 	if (load && load->count >=
 	    READ_ONCE(hsk->homa->max_server_rpcs_per_peer)) {
 		HOMA_INC(drop_rpc_limit);
-		rpc = ERR_PTR(-EBUSY);
 		goto done;
 	}
 	if (!load) {
 		load = kmalloc(sizeof(*load), GFP_ATOMIC);
-		if (!load) {
-			rpc = ERR_PTR(-ENOMEM);
+		if (!load)
 			goto done;
-		}
 		load->peer = peer;
 		load->count = 0;
 		hlist_add_head(&load->links,
@@ -175,7 +171,6 @@ struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
 			hlist_del(&load->links);
 			kfree(load);
 		}
-		rpc = ERR_PTR(-ENOMEM);
 		goto done;
 	}
 	load->count++;

@@ -151,8 +151,8 @@ static void homa_check_rpc(struct homa_rpc *rpc)
  *
  * Without BUSYs it is resend_interval, as the spec has it: RESENDs then
  * recover lost packets. A BUSY says the peer is alive but not ready (a
- * server still working on the request), and asking
- * again every resend_interval only adds to its load: each BUSY doubles
+ * server still working on the request), and asking again every
+ * resend_interval only adds to its load: each BUSY doubles
  * the interval, up to a third of timeout_ticks (so the peer is still
  * asked about three times before the RPC could time out), less up to
  * half of it at random, so that RPCs that went quiet together do not ask

@@ -280,14 +280,6 @@ int hp_field_set(struct hp_frame *f, const char *name, const char *value,
 			 value, name, kind_hint(d));
 		return -1;
 	}
-	if ((d->kind == HP_K_UINT || d->kind == HP_K_TYPE) &&
-	    hp_field_put(f, d, num)) {
-		snprintf(err, errlen, "field '%s' lies past the frame's end",
-			 name);
-		return -1;
-	}
-	if (d->kind == HP_K_UINT || d->kind == HP_K_TYPE)
-		return 0;
 	size_t pos = layer_base(f, d->layer) + d->off;
 
 	if (pos + d->size > f->cap) {
@@ -295,6 +287,8 @@ int hp_field_set(struct hp_frame *f, const char *name, const char *value,
 			 name);
 		return -1;
 	}
+	if (d->kind == HP_K_UINT || d->kind == HP_K_TYPE)
+		return hp_field_put(f, d, num);
 	memcpy(f->buf + pos, bytes, d->size);
 	if (pos + d->size > f->len)
 		f->len = pos + d->size;
