@@ -47,6 +47,7 @@
 #include <linux/siphash.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <net/inet_sock.h>
@@ -72,6 +73,19 @@ struct homa_sock;
  * interval is also capped at a third of timeout_ticks; homa_resend_gap()).
  */
 #define HOMA_BUSY_BACKOFF_MAX	6
+
+/*
+ * Timer ticks. A tick is 2^HOMA_TICK_SHIFT ns (about 1.05 ms) of the
+ * monotonic clock, not one run of the timer thread: silence and timeouts
+ * are measured in time, so they stay true when a run is late or slow
+ * (homa_ticks_now()). Each socket keeps the RPCs that wait for
+ * something the timer does (a RESEND, a timeout, a NEED_ACK) on a wheel
+ * of HOMA_TIMER_SLOTS lists, one per tick, and the timer looks only at
+ * the RPCs due in the ticks that passed (homa_timer_sock()); an RPC on
+ * the wheel is due at least once every HOMA_TIMER_SLOTS - 1 ticks.
+ */
+#define HOMA_TICK_SHIFT		20
+#define HOMA_TIMER_SLOTS	64
 
 /*
  * Receive memory of one incoming message (see homa_add_packet()). The
@@ -175,7 +189,10 @@ struct homa {
 	/** @timer_kthread: the thread that runs homa_timer() every tick. */
 	struct task_struct *timer_kthread;
 
-	/** @timer_ticks: number of ticks so far. */
+	/**
+	 * @timer_ticks: homa_ticks_now() when the current (or last) run of
+	 * homa_timer() began; timer thread only.
+	 */
 	u32 timer_ticks;
 
 	/* Parameters (sysctl net.homa.*). */
@@ -263,6 +280,26 @@ static inline bool homa_is_client(u64 id)
 }
 
 /**
+ * homa_ticks_now() - the current timer tick (see HOMA_TICK_SHIFT).
+ * Return: monotonic time in ticks; compare two with (s32)(a - b).
+ */
+static inline u32 homa_ticks_now(void)
+{
+	return (u32)(ktime_get_ns() >> HOMA_TICK_SHIFT);
+}
+
+/**
+ * homa_tick_min() - the earlier of two ticks.
+ * @a: a tick.
+ * @b: another tick, within 2^31 of @a.
+ * Return: @a or @b, whichever comes first.
+ */
+static inline u32 homa_tick_min(u32 a, u32 b)
+{
+	return (s32)(a - b) < 0 ? a : b;
+}
+
+/**
  * homa_local_id() - the local id of an RPC from the id in a packet.
  * @sender_id: &homa_common_hdr.sender_id, already in host order.
  * Return: the id under which this host knows the RPC.
@@ -342,6 +379,7 @@ void homa_request_retrans(struct homa_rpc *rpc);
 
 /* homa_timer.c */
 u32 homa_resend_gap(struct homa *homa, int backoff);
+void homa_rpc_timer_arm(struct homa_rpc *rpc, u32 due);
 int homa_timer_main(void *arg);
 void homa_timer(struct homa *homa);
 

@@ -326,9 +326,9 @@ static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 	 * meanwhile; if memory stays short for timeout_ticks the RPC times
 	 * out, as for a lost path.
 	 */
-	rpc->silent_ticks = 0;
+	rpc->live_tick = homa_ticks_now();
 	rpc->busy_backoff = 0;
-	rpc->resend_wait = 0;
+	rpc->resend_tick = rpc->live_tick;
 	if (rpc->msgin.bytes_remaining == 0)
 		homa_rpc_ready(rpc);
 	return true;
@@ -341,10 +341,11 @@ static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
  */
 static void homa_busy_pkt(struct homa_rpc *rpc)
 {
-	rpc->silent_ticks = 0;
+	rpc->live_tick = homa_ticks_now();
 	if (rpc->busy_backoff < HOMA_BUSY_BACKOFF_MAX)
 		rpc->busy_backoff++;
-	rpc->resend_wait = homa_resend_gap(rpc->hsk->homa, rpc->busy_backoff);
+	rpc->resend_tick = rpc->live_tick +
+			   homa_resend_gap(rpc->hsk->homa, rpc->busy_backoff);
 }
 
 /* RESEND. */
@@ -362,7 +363,7 @@ static void homa_resend_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 		homa_xmit_unknown(hsk, saddr, sport, id);
 		return;
 	}
-	rpc->silent_ticks = 0;
+	rpc->live_tick = homa_ticks_now();
 	if (rpc->error)
 		return;
 	if (rpc->msgout.length < 0 || end == offset ||
@@ -408,8 +409,8 @@ static void homa_need_ack_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 	/* The RPC still exists and its response is incomplete: the peer
 	 * must keep its state, so no ACK. NEED_ACK is not progress either:
 	 * the server sends it only once it has transmitted the whole
-	 * response, so bytes are missing here. silent_ticks keeps counting
-	 * and the timer asks for them with RESENDs (resetting it here would
+	 * response, so bytes are missing here. Silence keeps counting
+	 * and the timer asks for them with RESENDs (counting it as life would
 	 * stall the RPC for as long as the server keeps asking).
 	 */
 	if (rpc && (rpc->state != RPC_INCOMING ||
@@ -494,7 +495,7 @@ static void homa_dispatch(struct homa_sock *hsk, struct sk_buff *skb,
 	}
 	rpc = homa_find_rpc(hsk, saddr, sport, id);
 	if (rpc)
-		WRITE_ONCE(rpc->peer->heard_tick, hsk->homa->timer_ticks);
+		WRITE_ONCE(rpc->peer->heard_tick, homa_ticks_now());
 
 	switch (h->type) {
 	case DATA:

@@ -68,6 +68,7 @@ static int homa_metrics_show(struct seq_file *m, void *v)
 	HOMA_SHOW(icmp_ignored);
 	HOMA_SHOW(resends_deferred);
 	HOMA_SHOW(timer_runs);
+	HOMA_SHOW(timer_checks);
 	HOMA_SHOW(timer_ns);
 #undef HOMA_SHOW
 	return 0;

@@ -84,6 +84,7 @@
  *                           waited for a later tick because resend_peer_limit
  *                           RPCs had asked the same peer in this tick
  *   timer_runs              timer ticks run
+ *   timer_checks            RPCs the timer looked at (those due)
  *   timer_ns                nanoseconds the timer spent in those ticks
  *                           (checking RPCs, reaping, freeing idle peers)
  */
@@ -177,6 +178,8 @@ struct homa_metrics {
 	u64 resends_deferred;
 	/** @timer_runs: see above. */
 	u64 timer_runs;
+	/** @timer_checks: see above. */
+	u64 timer_checks;
 	/** @timer_ns: see above. */
 	u64 timer_ns;
 };

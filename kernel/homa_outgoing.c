@@ -396,6 +396,13 @@ void homa_xmit_data(struct homa_rpc *rpc, bool force)
 		}
 		force = false;
 		rpc->msgout.next_xmit += len;
+		if (rpc->msgout.next_xmit >= rpc->msgout.length) {
+			/* Silence counts from the last byte sent; a server
+			 * starts asking for its ACK (homa_check_rpc()).
+			 */
+			rpc->live_tick = homa_ticks_now();
+			homa_rpc_timer_arm(rpc, rpc->live_tick + 1);
+		}
 		homa_rpc_hold(rpc);
 		spin_unlock_bh(&hsk->lock);
 		skb = homa_data_skb(rpc, offset, len, false);

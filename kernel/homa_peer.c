@@ -110,7 +110,7 @@ struct homa_peer *homa_peer_get(struct homa *homa, struct net *net,
 	new->net = net;
 	refcount_set(&new->refs, 2);	/* The table's and the caller's. */
 	new->last_used = jiffies;
-	new->heard_tick = READ_ONCE(homa->timer_ticks);
+	new->heard_tick = homa_ticks_now();
 	spin_lock_init(&new->ack_lock);
 
 	spin_lock_bh(&homa->peer_lock);
@@ -195,32 +195,41 @@ void homa_peer_gc(struct homa *homa)
 }
 
 /**
- * homa_peer_resend_ok() - may one more RPC ask @peer for retransmission in
- * this tick? At most resend_peer_limit RPCs do, so that a host with many
- * RPCs outstanding to one slow peer does not flood it with RESENDs (each
- * answered by a BUSY) while it should be serving them. Timer thread only.
+ * homa_peer_resend_wait() - may one more RPC ask @peer for retransmission
+ * in this tick? At most resend_peer_limit RPCs do, so that a host with
+ * many RPCs outstanding to one slow peer does not flood it with RESENDs
+ * (each answered by a BUSY) while it should be serving them. The others
+ * are told how long to wait, in the order they asked (the k-th one past
+ * the limit waits 1 + k / limit ticks, at most timeout_ticks),
+ * so that the timer looks at each again about when its turn comes rather
+ * than at every one in every tick. Timer thread only.
  * @homa: the protocol state.
  * @peer: the peer to ask.
  *
- * Return: true if the RPC may send its RESENDs now (and is counted).
+ * Return: 0 if the RPC may send its RESENDs now (and is counted), else
+ * the ticks to wait.
  */
-bool homa_peer_resend_ok(struct homa *homa, struct homa_peer *peer)
+u32 homa_peer_resend_wait(struct homa *homa, struct homa_peer *peer)
 {
+	u32 limit = max(READ_ONCE(homa->resend_peer_limit), 1);
 	u32 now = homa->timer_ticks;
+	u32 excess;
 
 	if (peer->resend_tick != now) {
 		peer->resend_tick = now;
 		peer->resends = 0;
 	}
-	if (peer->resends >= READ_ONCE(homa->resend_peer_limit))
-		return false;
-	peer->resends++;
-	return true;
+	excess = peer->resends++;
+	if (excess < limit)
+		return 0;
+	excess -= limit;
+	return min(1 + excess / limit, max(READ_ONCE(homa->timeout_ticks), 1));
 }
 
 /**
  * homa_peer_heard_within() - has a packet from @peer matched one of our
- * RPCs in the last @ticks ticks?
+ * RPCs in the last @ticks ticks (before this run of the timer)? Timer
+ * thread only.
  * @homa:  the protocol state.
  * @peer:  the peer.
  * @ticks: how far back to look.
@@ -230,7 +239,8 @@ bool homa_peer_resend_ok(struct homa *homa, struct homa_peer *peer)
 bool homa_peer_heard_within(struct homa *homa, struct homa_peer *peer,
 			    u32 ticks)
 {
-	return homa->timer_ticks - READ_ONCE(peer->heard_tick) < ticks;
+	return (s32)(homa->timer_ticks - READ_ONCE(peer->heard_tick)) <
+	       (s32)ticks;
 }
 
 /**

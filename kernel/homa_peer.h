@@ -54,7 +54,7 @@ struct homa_peer {
 	struct rcu_head rcu;
 
 	/**
-	 * @heard_tick: homa->timer_ticks when a packet from this peer last
+	 * @heard_tick: homa_ticks_now() when a packet from this peer last
 	 * matched one of our RPCs (written locklessly by softirqs).
 	 */
 	u32 heard_tick;
@@ -65,8 +65,11 @@ struct homa_peer {
 	 */
 	u32 resend_tick;
 
-	/** @resends: RPCs that asked this peer to retransmit in @resend_tick. */
-	int resends;
+	/**
+	 * @resends: RPCs that wanted to ask this peer to retransmit in
+	 * @resend_tick (those past resend_peer_limit were deferred).
+	 */
+	u32 resends;
 
 	/** @ack_lock: protects @num_acks and @acks. */
 	spinlock_t ack_lock;
@@ -88,7 +91,7 @@ struct homa_peer *homa_peer_get(struct homa *homa, struct net *net,
 				const struct in6_addr *addr, gfp_t gfp);
 void homa_peer_put(struct homa_peer *peer);
 void homa_peer_gc(struct homa *homa);
-bool homa_peer_resend_ok(struct homa *homa, struct homa_peer *peer);
+u32 homa_peer_resend_wait(struct homa *homa, struct homa_peer *peer);
 bool homa_peer_heard_within(struct homa *homa, struct homa_peer *peer,
 			    u32 ticks);
 void homa_peer_net_exit(struct homa *homa, struct net *net);

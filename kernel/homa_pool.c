@@ -312,7 +312,12 @@ void homa_pool_check_waiting(struct homa_sock *hsk)
 			break;
 		list_del_init(&rpc->buf_links);
 		rpc->msgin.waiting_for_bufs = false;
-		rpc->silent_ticks = 0;
+		rpc->live_tick = homa_ticks_now();
 		homa_request_retrans(rpc);
+		/* Now a message that waits for bytes: RESENDs if they stay
+		 * away (homa_check_rpc()).
+		 */
+		homa_rpc_timer_arm(rpc, rpc->live_tick +
+				   READ_ONCE(hsk->homa->resend_ticks));
 	}
 }

@@ -41,6 +41,10 @@ static struct homa_rpc *homa_rpc_alloc(struct homa_sock *hsk,
 	INIT_LIST_HEAD(&rpc->ready_links);
 	INIT_LIST_HEAD(&rpc->throttled_links);
 	INIT_LIST_HEAD(&rpc->buf_links);
+	INIT_LIST_HEAD(&rpc->timer_links);
+	rpc->live_tick = homa_ticks_now();
+	rpc->resend_tick = rpc->live_tick;
+	rpc->timer_tick = rpc->live_tick;
 	rpc->msgout.length = -1;
 	rpc->msgin.length = -1;
 	__skb_queue_head_init(&rpc->msgin.packets);
@@ -76,6 +80,7 @@ struct homa_rpc *homa_rpc_new_client(struct homa_sock *hsk,
 	hlist_add_head(&rpc->hash_links,
 		       &hsk->client_buckets[homa_rpc_hash(rpc->id)]);
 	list_add_tail(&rpc->active_links, &hsk->active_rpcs);
+	homa_rpc_timer_arm(rpc, rpc->live_tick + 1);
 	HOMA_INC(client_rpcs_live);
 	return rpc;
 }
@@ -182,6 +187,7 @@ struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
 	hlist_add_head(&rpc->hash_links,
 		       &hsk->server_buckets[homa_rpc_hash(id)]);
 	list_add_tail(&rpc->active_links, &hsk->active_rpcs);
+	homa_rpc_timer_arm(rpc, rpc->live_tick + 1);
 	HOMA_INC(server_rpcs_live);
 done:
 	homa_peer_put(peer);	/* The RPC holds its own. */
@@ -302,6 +308,7 @@ void homa_rpc_end(struct homa_rpc *rpc)
 		rpc->msgin.waiting_for_bufs = false;
 	}
 	homa_remove_from_throttled(rpc);
+	list_del_init(&rpc->timer_links);
 	list_move_tail(&rpc->active_links, &hsk->dead_rpcs);
 	hsk->dead_count++;
 }

@@ -163,29 +163,45 @@ struct homa_rpc {
 	/** @msgin: the message this end receives. */
 	struct homa_message_in msgin;
 
-	/** @silent_ticks: ticks since the peer last showed it is alive. */
-	int silent_ticks;
+	/**
+	 * @live_tick: the tick at which the RPC last made progress: the peer
+	 * showed it is alive (new bytes, BUSY, RESEND) or we sent the last
+	 * byte of our message. Silence is homa_ticks_now() - @live_tick.
+	 */
+	u32 live_tick;
 
 	/**
-	 * @resend_wait: ticks before this RPC may send its next RESEND
-	 * (counted down by the timer; set by homa_resend_gap()).
+	 * @resend_tick: the earliest tick for this RPC's next RESEND (set
+	 * from homa_resend_gap()).
 	 */
-	u32 resend_wait;
+	u32 resend_tick;
 
-	/**
-	 * @timer_tick: the tick at which the timer last checked this RPC
-	 * (see homa_timer_sock()); 0 (never a tick number) until then.
-	 */
+	/** @timer_tick: the tick at which the timer last checked this RPC. */
 	u32 timer_tick;
+
+	/**
+	 * @due_tick: the tick at which the timer checks the RPC next; it is
+	 * on hsk->timer_wheel[@due_tick % HOMA_TIMER_SLOTS].
+	 */
+	u32 due_tick;
+
+	/**
+	 * @timer_links: in a slot of hsk->timer_wheel (or, while the timer
+	 * checks it, on the timer's list of due RPCs); empty once dead.
+	 */
+	struct list_head timer_links;
+
+	/**
+	 * @resend_deferred: the last check wanted a RESEND and the per-peer
+	 * bound deferred it (homa_peer_resend_wait()).
+	 */
+	bool resend_deferred;
 
 	/**
 	 * @busy_backoff: BUSY answers since the peer last sent us new bytes,
 	 * at most HOMA_BUSY_BACKOFF_MAX; each doubles the RESEND interval.
 	 */
 	int busy_backoff;
-
-	/** @done_timer_ticks: server: tick at which the response was sent. */
-	u32 done_timer_ticks;
 
 	/**
 	 * @need_ack_tick: server, response sent: the tick at which the next
@@ -196,7 +212,8 @@ struct homa_rpc {
 	/**
 	 * @need_ack_interval: server, response sent: ticks until the NEED_ACK
 	 * after the next one; doubles after each, up to
-	 * HOMA_NEED_ACK_MAX_INTERVAL.
+	 * HOMA_NEED_ACK_MAX_INTERVAL. 0 until the timer first sees the
+	 * response sent.
 	 */
 	u32 need_ack_interval;
 };

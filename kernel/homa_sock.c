@@ -87,6 +87,9 @@ int homa_sock_init(struct homa_sock *hsk, struct homa *homa)
 	INIT_HLIST_NODE(&hsk->port_links);
 	INIT_LIST_HEAD(&hsk->active_rpcs);
 	INIT_LIST_HEAD(&hsk->dead_rpcs);
+	for (i = 0; i < HOMA_TIMER_SLOTS; i++)
+		INIT_LIST_HEAD(&hsk->timer_wheel[i]);
+	hsk->wheel_tick = homa_ticks_now();
 	hsk->dead_count = 0;
 	INIT_LIST_HEAD(&hsk->ready_requests);
 	INIT_LIST_HEAD(&hsk->ready_responses);

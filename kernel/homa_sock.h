@@ -109,6 +109,18 @@ struct homa_sock {
 	/** @active_rpcs: every RPC that is not dead. */
 	struct list_head active_rpcs;
 
+	/**
+	 * @timer_wheel: the RPCs that are not dead, by the tick at which the
+	 * timer checks them next (&homa_rpc.due_tick modulo the size).
+	 */
+	struct list_head timer_wheel[HOMA_TIMER_SLOTS];
+
+	/**
+	 * @wheel_tick: the last tick whose slot of @timer_wheel the timer
+	 * has taken; RPCs are armed only for later ticks.
+	 */
+	u32 wheel_tick;
+
 	/** @dead_rpcs: ended RPCs waiting for homa_rpc_reap(). */
 	struct list_head dead_rpcs;
 

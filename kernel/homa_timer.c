@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 
-/* The timer thread: every tick (1 ms) it looks at every RPC
- * for silence (RESEND, timeouts), asks clients for acks (NEED_ACK) and
+/* The timer thread: every tick (about 1 ms) it looks at the RPCs that
+ * are due for a look (silence: RESEND, timeouts; NEED_ACK to clients) and
  * reaps dead RPCs.
  */
 
@@ -20,128 +20,173 @@
 /* Longest wait, in ticks, between two NEED_ACKs for one RPC. */
 #define HOMA_NEED_ACK_MAX_INTERVAL 32
 
-/* A server RPC whose response is fully sent waits for the client's ACK.
+/*
+ * Ticks of silence of @rpc at @now: 0 if a packet was heard after the
+ * timer read the clock (live_tick is then a little ahead of @now).
+ */
+static u32 homa_silence(const struct homa_rpc *rpc, u32 now)
+{
+	s32 silence = now - rpc->live_tick;
+
+	return silence > 0 ? silence : 0;
+}
+
+/*
+ * The checks below each act on one RPC that is due and return the tick at
+ * which it is due next (homa_timer_place() bounds it). Silence is the
+ * time since rpc->live_tick. The socket lock is held; a check may end the
+ * RPC, and then its return value is not used.
+ */
+
+/*
+ * A server RPC whose response is fully sent waits for the client's ACK.
  * It asks with NEED_ACK request_ack_ticks after the last byte went out,
  * then again after intervals that double up to HOMA_NEED_ACK_MAX_INTERVAL,
  * and it is freed once the client has been silent for timeout_ticks: a
  * client that is alive answers NEED_ACK (with ACK) or asks for missing
- * bytes (RESEND, which resets silent_ticks), so silence that long means
- * the client is gone, or never existed (a spoofed request). Without this
+ * bytes (RESEND, which counts as life), so silence that long means the
+ * client is gone, or never existed (a spoofed request). Without this
  * bound the RPC, its buffers and a NEED_ACK every tick would live forever.
  */
-static void homa_check_done_server(struct homa_rpc *rpc)
+static u32 homa_check_done_server(struct homa_rpc *rpc, u32 now)
 {
 	struct homa *homa = rpc->hsk->homa;
-	u32 now = homa->timer_ticks;
+	u32 timeout = READ_ONCE(homa->timeout_ticks);
 	struct homa_need_ack_hdr h = {};
+	u32 req = READ_ONCE(homa->request_ack_ticks);
 
-	if (rpc->done_timer_ticks == 0) {
-		rpc->done_timer_ticks = now;
-		rpc->silent_ticks = 0;
-		rpc->need_ack_tick = now + homa->request_ack_ticks;
-		rpc->need_ack_interval = max(homa->request_ack_ticks, 1);
-		return;
+	if (rpc->need_ack_interval == 0) {
+		/* live_tick: when homa_xmit_data() sent the last byte. */
+		rpc->need_ack_tick = rpc->live_tick + req;
+		rpc->need_ack_interval = max(req, 1U);
 	}
-	rpc->silent_ticks++;
-	if (rpc->silent_ticks >= homa->timeout_ticks) {
+	if (homa_silence(rpc, now) >= timeout) {
 		HOMA_INC(timeouts);
 		HOMA_INC(ack_timeouts);
 		homa_rpc_end(rpc);
-		return;
+		return now;
 	}
-	if ((s32)(now - rpc->need_ack_tick) < 0)
-		return;
-	homa_xmit_control(rpc, NEED_ACK, &h, sizeof(h));
-	rpc->need_ack_tick = now + rpc->need_ack_interval;
-	rpc->need_ack_interval = min_t(u32, 2 * rpc->need_ack_interval,
-				       HOMA_NEED_ACK_MAX_INTERVAL);
+	if ((s32)(now - rpc->need_ack_tick) >= 0) {
+		homa_xmit_control(rpc, NEED_ACK, &h, sizeof(h));
+		rpc->need_ack_tick = now + rpc->need_ack_interval;
+		rpc->need_ack_interval = min_t(u32, 2 * rpc->need_ack_interval,
+					       HOMA_NEED_ACK_MAX_INTERVAL);
+	}
+	return homa_tick_min(rpc->need_ack_tick, rpc->live_tick + timeout);
 }
 
 /*
- * An incoming message that waits for buffer space, one tick. The v4 seed
- * holds silent_ticks at 0 while a message waits: the wait is the
- * receiver's doing, so it must not count as the sender's silence. But a
- * server RPC is made by any host with one DATA packet that claims more
- * than the pool can give, and under that rule it (and the pool space it
- * blocks, see homa_pool_check_waiting()) lives forever. So server RPCs
- * count silence while they wait. A live client needs no help from us to
- * be heard: while it has no response its own timer sends a RESEND every
- * resend_interval ticks, and each resets silent_ticks here
- * (homa_resend_pkt() answers BUSY, which keeps the client from timing out
- * in turn). Its DATA does not: a packet dropped while the message waits
- * is not progress (homa_data_pkt()). Only a client that is
- * gone, or never existed, is silent for timeout_ticks. Nothing is asked
- * of the sender meanwhile: what it sent now would be dropped.
- * Client RPCs keep the seed's rule: the local application made them, and
- * it holds the bpages they wait for.
+ * An incoming message that waits for buffer space. The v4 seed does not
+ * count silence while a message waits: the wait is the receiver's doing,
+ * so it must not count as the sender's silence. But a server RPC is made
+ * by any host with one DATA packet that claims more than the pool can
+ * give, and under that rule it (and the pool space it blocks, see
+ * homa_pool_check_waiting()) lives forever. So server RPCs count silence
+ * while they wait. A live client needs no help from us to be heard: while
+ * it has no response its own timer sends a RESEND every resend_interval
+ * ticks, and each counts as life (homa_resend_pkt() answers BUSY, which
+ * keeps the client from timing out in turn). Its DATA does not: a packet
+ * dropped while the message waits is not progress (homa_data_pkt()). Only
+ * a client that is gone, or never existed, is silent for timeout_ticks.
+ * Nothing is asked of the sender meanwhile: what it sent now would be
+ * dropped. Client RPCs keep the seed's rule (homa_check_rpc() leaves
+ * them alone until homa_pool_check_waiting() arms them): the local
+ * application made them, and it holds the bpages they wait for.
  */
-static void homa_check_waiting_rpc(struct homa_rpc *rpc)
+static u32 homa_check_waiting_rpc(struct homa_rpc *rpc, u32 now)
 {
-	if (homa_is_client(rpc->id)) {
-		rpc->silent_ticks = 0;
-		return;
-	}
-	rpc->silent_ticks++;
-	if (rpc->silent_ticks >= rpc->hsk->homa->timeout_ticks) {
+	u32 timeout = READ_ONCE(rpc->hsk->homa->timeout_ticks);
+
+	if (homa_silence(rpc, now) >= timeout) {
 		HOMA_INC(timeouts);
 		HOMA_INC(buf_timeouts);
 		homa_rpc_end(rpc);
+		return now;
 	}
+	return rpc->live_tick + timeout;
 }
 
-/* One RPC, one tick; the socket lock is held. May end the RPC. */
-static void homa_check_rpc(struct homa_rpc *rpc)
+/*
+ * An RPC that waits for the peer: ask for what is missing (RESEND) once
+ * silence reaches resend_ticks and then every homa_resend_gap() ticks, at
+ * most resend_peer_limit RPCs per peer per tick; abort it after
+ * timeout_ticks of silence. @deferred: the last check wanted a RESEND
+ * and the per-peer bound made it wait, @since ticks ago. That wait was of
+ * our own making: it is not the peer's silence while the peer is plainly
+ * alive (heard in the last half timeout). A dead peer is not heard, and
+ * its RPCs time out as usual, at most half a timeout late.
+ */
+static u32 homa_check_silent_rpc(struct homa_rpc *rpc, u32 now,
+				 bool deferred, u32 since)
 {
 	struct homa *homa = rpc->hsk->homa;
+	u32 timeout = READ_ONCE(homa->timeout_ticks);
+	u32 first = READ_ONCE(homa->resend_ticks);
+	u32 wait, timeout_at;
 
+	if (deferred && homa_peer_heard_within(homa, rpc->peer, timeout / 2)) {
+		rpc->live_tick += since;
+		if ((s32)(rpc->live_tick - now) > 0)
+			rpc->live_tick = now;
+	}
+	if (homa_silence(rpc, now) >= timeout) {
+		HOMA_INC(timeouts);
+		homa_rpc_abort(rpc, rpc->soft_error ?: -ETIMEDOUT);
+		return now;
+	}
+	timeout_at = rpc->live_tick + timeout;
+	if (homa_silence(rpc, now) < first)
+		return homa_tick_min(rpc->live_tick + first, timeout_at);
+	if ((s32)(now - rpc->resend_tick) < 0)
+		return homa_tick_min(rpc->resend_tick, timeout_at);
+	wait = homa_peer_resend_wait(homa, rpc->peer);
+	if (wait) {
+		HOMA_INC(resends_deferred);
+		rpc->resend_deferred = true;
+		return homa_tick_min(now + wait, timeout_at);
+	}
+	homa_request_retrans(rpc);
+	rpc->resend_tick = now + homa_resend_gap(homa, rpc->busy_backoff);
+	return homa_tick_min(rpc->resend_tick, timeout_at);
+}
+
+/*
+ * One due RPC: act on it. Return true and the tick at which it is due next
+ * in @next, or false if it has nothing for the timer to do until an event
+ * arms it again (homa_rpc_timer_arm()): the application has it (in
+ * service, complete, failed, handed off), or it is still sending, and
+ * homa_xmit_data() arms it when the last byte leaves.
+ */
+static bool homa_check_rpc(struct homa_rpc *rpc, u32 now, u32 *next)
+{
+	bool deferred = rpc->resend_deferred;
+	u32 since = now - rpc->timer_tick;
+
+	rpc->timer_tick = now;
+	rpc->resend_deferred = false;
 	if (rpc->error || rpc->handed_off)
-		return;
+		return false;
 	if (rpc->state == RPC_OUTGOING) {
-		if (rpc->msgout.next_xmit < rpc->msgout.length) {
-			rpc->silent_ticks = 0;
-			return;
-		}
+		if (rpc->msgout.next_xmit < rpc->msgout.length)
+			return false;
 		if (!homa_is_client(rpc->id)) {
-			homa_check_done_server(rpc);
-			return;
+			*next = homa_check_done_server(rpc, now);
+			return true;
 		}
 	} else if (rpc->state == RPC_INCOMING) {
 		if (rpc->msgin.waiting_for_bufs) {
-			homa_check_waiting_rpc(rpc);
-			return;
+			if (homa_is_client(rpc->id))
+				return false;
+			*next = homa_check_waiting_rpc(rpc, now);
+			return true;
 		}
 		if (rpc->msgin.length >= 0 && rpc->msgin.bytes_remaining == 0)
-			return;
+			return false;
 	} else {
-		/* Server RPC being served. */
-		rpc->silent_ticks = 0;
-		return;
+		return false;
 	}
-
-	rpc->silent_ticks++;
-	if (rpc->resend_wait > 0)
-		rpc->resend_wait--;
-	if (rpc->silent_ticks >= homa->timeout_ticks) {
-		HOMA_INC(timeouts);
-		homa_rpc_abort(rpc, rpc->soft_error ?: -ETIMEDOUT);
-		return;
-	}
-	if (rpc->silent_ticks < homa->resend_ticks || rpc->resend_wait > 0)
-		return;
-	if (!homa_peer_resend_ok(homa, rpc->peer)) {
-		/* Deferred by the per-peer bound: a wait of our own making is
-		 * not the peer's silence while it is plainly alive (heard in
-		 * the last half timeout). A dead peer is not heard, and its
-		 * RPCs time out as usual, at most half a timeout late.
-		 */
-		HOMA_INC(resends_deferred);
-		if (homa_peer_heard_within(homa, rpc->peer,
-					   homa->timeout_ticks / 2))
-			rpc->silent_ticks--;
-		return;
-	}
-	homa_request_retrans(rpc);
-	rpc->resend_wait = homa_resend_gap(homa, rpc->busy_backoff);
+	*next = homa_check_silent_rpc(rpc, now, deferred, since);
+	return true;
 }
 
 /**
@@ -172,32 +217,77 @@ u32 homa_resend_gap(struct homa *homa, int backoff)
 }
 
 /*
- * One tick for every RPC of @hsk. The socket lock (taken with bottom
- * halves off) is dropped every HOMA_TIMER_BATCH RPCs, so that a socket
- * with thousands of RPCs neither holds off its own packets for the whole
- * walk nor keeps the CPU from others. No pointer survives the unlock: the
- * walk takes the first RPC of the list each time and moves it to the
- * tail, stamped with the tick; it is done when the first RPC already has
- * this tick's stamp. RPCs that die meanwhile have left the list, and
- * those created meanwhile are checked with the rest.
+ * Put @rpc on the slot of @hsk's wheel for @due, bounded to the ticks the
+ * wheel covers: after the last slot taken, and less than a turn ahead (so
+ * every RPC on a slot the timer takes is due). Socket lock held.
  */
-static void homa_timer_sock(struct homa_sock *hsk)
+static void homa_timer_place(struct homa_sock *hsk, struct homa_rpc *rpc,
+			     u32 due)
 {
-	u32 now = hsk->homa->timer_ticks;
+	u32 first = hsk->wheel_tick + 1;
+
+	if ((s32)(due - first) < 0)
+		due = first;
+	else if (due - first >= HOMA_TIMER_SLOTS - 1)
+		due = first + HOMA_TIMER_SLOTS - 2;
+	rpc->due_tick = due;
+	list_move_tail(&rpc->timer_links,
+		       &hsk->timer_wheel[due % HOMA_TIMER_SLOTS]);
+}
+
+/**
+ * homa_rpc_timer_arm() - have the timer check @rpc no later than @due
+ * (something happened that gives it work: a message fully sent, buffer
+ * space found). An RPC already due earlier keeps its tick.
+ * @rpc: the RPC; the socket lock is held.
+ * @due: the tick.
+ */
+void homa_rpc_timer_arm(struct homa_rpc *rpc, u32 due)
+{
+	if (rpc->state == RPC_DEAD)
+		return;
+	if (!list_empty(&rpc->timer_links) &&
+	    (s32)(rpc->due_tick - due) <= 0)
+		return;
+	homa_timer_place(rpc->hsk, rpc, due);
+}
+
+/*
+ * One run for @hsk: check the RPCs due in the ticks since the last run
+ * (all of them if a whole turn of the wheel passed). Each check places the
+ * RPC on its next slot, so the cost follows the RPCs that need a look,
+ * not the RPCs that exist. The socket lock (taken with bottom halves off)
+ * is dropped every HOMA_TIMER_BATCH RPCs, so that a socket with thousands
+ * of due RPCs neither holds off its own packets for the whole walk nor
+ * keeps the CPU from others. The due RPCs wait on a list of ours
+ * meanwhile: an RPC that ends leaves it (homa_rpc_end()), and one armed
+ * for later moves to the wheel.
+ */
+static void homa_timer_sock(struct homa_sock *hsk, u32 now)
+{
 	struct homa_rpc *rpc;
+	u32 slots, i, next;
+	LIST_HEAD(due);
 	int n = 0;
 
-	if (list_empty(&hsk->active_rpcs))
-		return;	/* Racy peek: an RPC created now waits a tick. */
 	spin_lock_bh(&hsk->lock);
-	while (!hsk->shutdown && !list_empty(&hsk->active_rpcs)) {
-		rpc = list_first_entry(&hsk->active_rpcs, struct homa_rpc,
-				       active_links);
-		if (rpc->timer_tick == now)
-			break;
-		rpc->timer_tick = now;
-		list_move_tail(&rpc->active_links, &hsk->active_rpcs);
-		homa_check_rpc(rpc);
+	slots = min_t(u32, now - hsk->wheel_tick, HOMA_TIMER_SLOTS);
+	if ((s32)(now - hsk->wheel_tick) <= 0)
+		slots = 0;
+	for (i = 1; i <= slots; i++)
+		list_splice_tail_init(&hsk->timer_wheel[(hsk->wheel_tick + i) %
+							HOMA_TIMER_SLOTS],
+				      &due);
+	if (slots)
+		hsk->wheel_tick = now;
+	while (!list_empty(&due)) {
+		rpc = list_first_entry(&due, struct homa_rpc, timer_links);
+		list_del_init(&rpc->timer_links);
+		if (hsk->shutdown)
+			continue;
+		HOMA_INC(timer_checks);
+		if (homa_check_rpc(rpc, now, &next) && rpc->state != RPC_DEAD)
+			homa_timer_place(hsk, rpc, next);
 		if (++n % HOMA_TIMER_BATCH == 0) {
 			spin_unlock_bh(&hsk->lock);
 			cond_resched();
@@ -231,22 +321,22 @@ static void homa_timer_reap(struct homa *homa, struct homa_sock *hsk)
 }
 
 /**
- * homa_timer() - one tick of the timer: check every RPC of every socket
- * and reap dead RPCs; free idle peers.
+ * homa_timer() - one run of the timer: check the RPCs that are due on
+ * every socket and reap dead RPCs; free idle peers.
  * @homa: the protocol state.
  */
 void homa_timer(struct homa *homa)
 {
 	u64 start = ktime_get_ns();
 	struct homa_sock **socks;
+	u32 now;
 	int i, n;
 
-	homa->timer_ticks++;
-	if (homa->timer_ticks == 0)
-		homa->timer_ticks = 1;
+	now = (u32)(start >> HOMA_TICK_SHIFT);
+	homa->timer_ticks = now;
 	n = homa_sock_collect(homa, &socks);
 	for (i = 0; i < n; i++) {
-		homa_timer_sock(socks[i]);
+		homa_timer_sock(socks[i], now);
 		homa_timer_reap(homa, socks[i]);
 		sock_put(&socks[i]->inet.sk);
 	}
@@ -258,7 +348,8 @@ void homa_timer(struct homa *homa)
 }
 
 /**
- * homa_timer_main() - the timer thread; runs homa_timer() every 1 ms.
+ * homa_timer_main() - the timer thread; runs homa_timer() at the start of
+ * every tick.
  * @arg: the struct homa.
  *
  * Return: 0 when stopped.
@@ -266,13 +357,14 @@ void homa_timer(struct homa *homa)
 int homa_timer_main(void *arg)
 {
 	struct homa *homa = arg;
-	ktime_t tick;
+	ktime_t next;
 
 	while (!kthread_should_stop()) {
-		tick = ms_to_ktime(1);
+		next = ns_to_ktime(((ktime_get_ns() >> HOMA_TICK_SHIFT) + 1) <<
+				   HOMA_TICK_SHIFT);
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (!kthread_should_stop())
-			schedule_hrtimeout(&tick, HRTIMER_MODE_REL);
+			schedule_hrtimeout(&next, HRTIMER_MODE_ABS);
 		__set_current_state(TASK_RUNNING);
 		if (kthread_should_stop())
 			break;

@@ -13,12 +13,16 @@
  * never reads them (so every RPC waits; raise max_server_rpcs_per_peer and
  * max_server_rpcs above N first, or the excess times out) for --hold-ms. No
  * RPC may time out while the server is alive, and the timer's cost per
- * tick (timer_ns / timer_runs) must stay under --max-tick-us.
+ * tick (timer_ns / timer_runs) must stay under --max-tick-us. With --dead
+ * ADDR (an address of the lab's subnet that no host has, same family), one
+ * more request goes there while the RPCs wait: it must fail (ETIMEDOUT,
+ * or EHOSTUNREACH from the neighbour's failure) within half a timeout
+ * (timeout_ticks) late, however many RPCs the timer looks after.
  *
  * Usage: homa_test_overload [slow] --server ADDR [--port P] [--rpcs N]
  *                           [--max-resends R]
  *        homa_test_overload hold [--family 4|6] [--rpcs N] [--hold-ms MS]
- *                           [--max-tick-us U]
+ *                           [--max-tick-us U] [--dead ADDR]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,6 +48,7 @@
 struct overload_opts {
 	bool hold;
 	const char *server;
+	const char *dead;
 	uint16_t port;
 	int family;
 	int rpcs;
@@ -55,7 +60,8 @@ struct overload_opts {
 /* Metrics read before and after a run. */
 struct counters {
 	long long resends, busys_rcvd, busys_sent, deferred, timeouts;
-	long long timer_runs, timer_ns;
+	long long timer_runs, timer_ns, timer_checks;
+	long long ack_timeouts, buf_timeouts;
 };
 
 static void counters_read(struct counters *c)
@@ -67,6 +73,9 @@ static void counters_read(struct counters *c)
 	c->timeouts = homa_metric("timeouts");
 	c->timer_runs = homa_metric("timer_runs");
 	c->timer_ns = homa_metric("timer_ns");
+	c->timer_checks = homa_metric("timer_checks");
+	c->ack_timeouts = homa_metric("ack_timeouts");
+	c->buf_timeouts = homa_metric("buf_timeouts");
 }
 
 static void counters_delta(struct counters *d, const struct counters *a,
@@ -79,6 +88,9 @@ static void counters_delta(struct counters *d, const struct counters *a,
 	d->timeouts = b->timeouts - a->timeouts;
 	d->timer_runs = b->timer_runs - a->timer_runs;
 	d->timer_ns = b->timer_ns - a->timer_ns;
+	d->timer_checks = b->timer_checks - a->timer_checks;
+	d->ack_timeouts = b->ack_timeouts - a->ack_timeouts;
+	d->buf_timeouts = b->buf_timeouts - a->buf_timeouts;
 }
 
 static long long now_ms(void)
@@ -191,12 +203,53 @@ static void run_slow(struct ktap *k, const struct overload_opts *o)
 	free(seen);
 }
 
+/*
+ * One request to o->dead from @ep: it must fail by timeout about
+ * timeout_ticks (of 2^20 ns) after it was sent, at most half a timeout
+ * plus 100 ms late. Returns 1 if it timed out (a timeout the caller
+ * expects in the metrics), else 0.
+ */
+static int probe_dead_peer(struct ktap *k, struct homa_ep *ep,
+			   const struct overload_opts *o)
+{
+	long ticks = homa_sysctl_read("timeout_ticks");
+	long long want_ms = ticks * 1049 / 1000, bound_ms = want_ms * 3 / 2 + 100;
+	uint8_t buf[REQUEST_LEN];
+	union homa_addr dst;
+	struct homa_rx rx;
+	long long t0, ms;
+	uint64_t id = 0;
+	ssize_t r;
+	int err;
+
+	if (homa_addr_parse(&dst, o->dead, 9)) {
+		ktap_diag(k, "bad --dead '%s'", o->dead);
+		exit(2);
+	}
+	payload_fill(buf, sizeof(buf), 1, 0);
+	t0 = now_ms();
+	err = homa_send_request_buf(ep->fd, &dst, buf, sizeof(buf), 0, &id);
+	homa_rx_init(&rx);
+	r = err ? -err : homa_receive(ep->fd, &rx, HOMA_RECVMSG_RESPONSE, id,
+				      0);
+	ms = now_ms() - t0;
+	ktap_diag(k, "measured: request to %s (no such host) ended with %s "
+		  "after %lld ms; timeout_ticks %ld is %lld ms, bound %lld ms",
+		  o->dead, r < 0 ? errno_name((int)-r) : "a response", ms,
+		  ticks, want_ms, bound_ms);
+	ktap_result(k, (r == -ETIMEDOUT || r == -EHOSTUNREACH) &&
+		    rx.ctl.id == id && ms >= want_ms - 5 && ms <= bound_ms,
+		    "silent_peer_times_out_near_timeout_ticks");
+	return r == -ETIMEDOUT || r == -EHOSTUNREACH;
+}
+
 static void run_hold(struct ktap *k, const struct overload_opts *o)
 {
 	uint64_t *ids = calloc((size_t)o->rpcs, sizeof(*ids));
 	struct counters c0, c1, d;
 	struct homa_ep server, client;
 	union homa_addr dst;
+	long long t0, left, expected = 0;
 	struct homa_rx rx;
 	double tick_us;
 	ssize_t r;
@@ -216,17 +269,25 @@ static void run_hold(struct ktap *k, const struct overload_opts *o)
 	/* Let the first RESENDs and BUSYs settle before measuring. */
 	usleep(200 * 1000);
 	counters_read(&c0);
-	usleep((useconds_t)o->hold_ms * 1000);
+	t0 = now_ms();
+	if (o->dead)
+		expected = probe_dead_peer(k, &client, o);
+	left = o->hold_ms - (now_ms() - t0);
+	if (left > 0)
+		usleep((useconds_t)left * 1000);
 	counters_read(&c1);
 	counters_delta(&d, &c0, &c1);
 	tick_us = d.timer_runs ? d.timer_ns / 1000.0 / d.timer_runs : 0.0;
 	ktap_diag(k, "measured: %d RPCs held %d ms: %lld ticks, timer %.1f us "
-		  "per tick, RESEND %lld, BUSY sent %lld, deferred %lld",
-		  o->rpcs, o->hold_ms, d.timer_runs, tick_us, d.resends,
-		  d.busys_sent, d.deferred);
-	ktap_result(k, d.timeouts == 0,
-		    "no_rpc_times_out_while_the_server_answers (%lld)",
-		    d.timeouts);
+		  "per tick, %.1f RPCs checked per tick, RESEND %lld, BUSY "
+		  "sent %lld, deferred %lld",
+		  o->rpcs, o->hold_ms, d.timer_runs, tick_us,
+		  d.timer_runs ? (double)d.timer_checks / d.timer_runs : 0.0,
+		  d.resends, d.busys_sent, d.deferred);
+	ktap_result(k, d.timeouts == expected,
+		    "no_rpc_times_out_while_the_server_answers (%lld, of "
+		    "which %lld waiting for an ACK, %lld for buffers)",
+		    d.timeouts - expected, d.ack_timeouts, d.buf_timeouts);
 	homa_rx_init(&rx);
 	r = homa_receive(client.fd, &rx, HOMA_RECVMSG_RESPONSE, 0,
 			 MSG_DONTWAIT);
@@ -250,6 +311,7 @@ int main(int argc, char **argv)
 		{ "max-resends", required_argument, NULL, 'r' },
 		{ "hold-ms", required_argument, NULL, 'h' },
 		{ "max-tick-us", required_argument, NULL, 'u' },
+		{ "dead", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct overload_opts o = { .port = 500, .family = AF_INET,
@@ -268,7 +330,7 @@ int main(int argc, char **argv)
 		argv++;
 		argc--;
 	}
-	while ((c = getopt_long(argc, argv, "s:p:f:n:r:h:u:", opts,
+	while ((c = getopt_long(argc, argv, "s:p:f:n:r:h:u:d:", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -292,6 +354,9 @@ int main(int argc, char **argv)
 		case 'u':
 			o.max_tick_us = atoi(optarg);
 			break;
+		case 'd':
+			o.dead = optarg;
+			break;
 		default:
 			return 2;
 		}
@@ -302,7 +367,7 @@ int main(int argc, char **argv)
 			"homa_test_overload");
 		return 2;
 	}
-	ktap_start(&k, o.hold ? 5 : 6);
+	ktap_start(&k, o.hold ? 5 + (o.dead != NULL) : 6);
 	watchdog_start(&wd, &k);
 	watchdog_arm(&wd, 600, o.hold ? "hold" : "slow server");
 	if (o.hold)
