@@ -47,7 +47,6 @@
 #include <linux/siphash.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
-#include <linux/timekeeping.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <net/inet_sock.h>
@@ -75,14 +74,16 @@ struct homa_sock;
 #define HOMA_BUSY_BACKOFF_MAX	6
 
 /*
- * Timer ticks. A tick is 2^HOMA_TICK_SHIFT ns (about 1.05 ms) of the
- * monotonic clock, not one run of the timer thread: silence and timeouts
- * are measured in time, so they stay true when a run is late or slow
- * (homa_ticks_now()). Each socket keeps the RPCs that wait for
- * something the timer does (a RESEND, a timeout, a NEED_ACK) on a wheel
- * of HOMA_TIMER_SLOTS lists, one per tick, and the timer looks only at
- * the RPCs due in the ticks that passed (homa_timer_sock()); an RPC on
- * the wheel is due at least once every HOMA_TIMER_SLOTS - 1 ticks.
+ * Timer ticks. The timer thread starts a run at each boundary of
+ * 2^HOMA_TICK_SHIFT ns (about 1.05 ms) of the monotonic clock, and each
+ * run is one tick (homa_ticks_now()). When runs take longer than that
+ * (the debug kernel under emulation), ticks stretch rather than pass
+ * several at once: a timer that falls behind must not count as silence
+ * the time it had no chance to hear the peer. Each socket keeps the RPCs
+ * that wait for something the timer does (a RESEND, a timeout, a
+ * NEED_ACK) on a wheel of HOMA_TIMER_SLOTS lists, one per tick, and the
+ * timer looks only at the RPCs due in the tick (homa_timer_sock()); an
+ * RPC on the wheel is due at least once every HOMA_TIMER_SLOTS - 1 ticks.
  */
 #define HOMA_TICK_SHIFT		20
 #define HOMA_TIMER_SLOTS	64
@@ -190,8 +191,8 @@ struct homa {
 	struct task_struct *timer_kthread;
 
 	/**
-	 * @timer_ticks: homa_ticks_now() when the current (or last) run of
-	 * homa_timer() began; timer thread only.
+	 * @timer_ticks: the current tick: runs of homa_timer() so far
+	 * (written by the timer thread only; read with homa_ticks_now()).
 	 */
 	u32 timer_ticks;
 
@@ -281,11 +282,11 @@ static inline bool homa_is_client(u64 id)
 
 /**
  * homa_ticks_now() - the current timer tick (see HOMA_TICK_SHIFT).
- * Return: monotonic time in ticks; compare two with (s32)(a - b).
+ * Return: the tick; compare two with (s32)(a - b).
  */
 static inline u32 homa_ticks_now(void)
 {
-	return (u32)(ktime_get_ns() >> HOMA_TICK_SHIFT);
+	return READ_ONCE(homa_global.timer_ticks);
 }
 
 /**

@@ -332,8 +332,8 @@ void homa_timer(struct homa *homa)
 	u32 now;
 	int i, n;
 
-	now = (u32)(start >> HOMA_TICK_SHIFT);
-	homa->timer_ticks = now;
+	now = homa->timer_ticks + 1;
+	WRITE_ONCE(homa->timer_ticks, now);
 	n = homa_sock_collect(homa, &socks);
 	for (i = 0; i < n; i++) {
 		homa_timer_sock(socks[i], now);
