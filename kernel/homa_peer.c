@@ -228,8 +228,8 @@ u32 homa_peer_resend_wait(struct homa *homa, struct homa_peer *peer)
 
 /**
  * homa_peer_heard_within() - has a packet from @peer matched one of our
- * RPCs in the last @ticks ticks (before this run of the timer)? Timer
- * thread only.
+ * RPCs in the last @ticks ticks (counted back from the timer's current
+ * run)? Timer thread only.
  * @homa:  the protocol state.
  * @peer:  the peer.
  * @ticks: how far back to look.

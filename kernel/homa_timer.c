@@ -21,8 +21,9 @@
 #define HOMA_NEED_ACK_MAX_INTERVAL 32
 
 /*
- * Ticks of silence of @rpc at @now: 0 if a packet was heard after the
- * timer read the clock (live_tick is then a little ahead of @now).
+ * Ticks of silence of @rpc at @now. live_tick is set from the timer's own
+ * tick count and so is never ahead of @now; the clamp keeps a mistake
+ * there from reading as a huge silence (an instant timeout).
  */
 static u32 homa_silence(const struct homa_rpc *rpc, u32 now)
 {
@@ -268,12 +269,12 @@ static void homa_timer_sock(struct homa_sock *hsk, u32 now)
 	struct homa_rpc *rpc;
 	u32 slots, i, next;
 	LIST_HEAD(due);
+	s32 behind;
 	int n = 0;
 
 	spin_lock_bh(&hsk->lock);
-	slots = min_t(u32, now - hsk->wheel_tick, HOMA_TIMER_SLOTS);
-	if ((s32)(now - hsk->wheel_tick) <= 0)
-		slots = 0;
+	behind = now - hsk->wheel_tick;
+	slots = behind > 0 ? min_t(u32, behind, HOMA_TIMER_SLOTS) : 0;
 	for (i = 1; i <= slots; i++)
 		list_splice_tail_init(&hsk->timer_wheel[(hsk->wheel_tick + i) %
 							HOMA_TIMER_SLOTS],

@@ -205,8 +205,8 @@ static void run_slow(struct ktap *k, const struct overload_opts *o)
 
 /*
  * One request to o->dead from @ep: it must fail by timeout about
- * timeout_ticks (of 2^20 ns) after it was sent, at most half a timeout
- * plus 100 ms late. Returns 1 if it timed out (a timeout the caller
+ * timeout_ticks after it was sent (a tick is a timer run, one per 2^20 ns
+ * while the timer keeps up), at most half a timeout plus 100 ms late. Returns 1 if it timed out (a timeout the caller
  * expects in the metrics), else 0.
  */
 static int probe_dead_peer(struct ktap *k, struct homa_ep *ep,
