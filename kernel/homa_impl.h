@@ -214,6 +214,13 @@ struct homa {
 	 */
 	int resend_peer_limit;
 
+	/**
+	 * @rexmit_peer_kb: most KiB of message data retransmitted to one
+	 * peer per tick in answer to its RESEND and UNKNOWN packets; packets
+	 * over it are not sent (rexmit_limited) and the peer asks again.
+	 */
+	int rexmit_peer_kb;
+
 	/** @request_ack_ticks: ticks after a response before NEED_ACK. */
 	int request_ack_ticks;
 

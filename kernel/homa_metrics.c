@@ -67,6 +67,7 @@ static int homa_metrics_show(struct seq_file *m, void *v)
 	HOMA_SHOW(icmp_soft_errors);
 	HOMA_SHOW(icmp_ignored);
 	HOMA_SHOW(resends_deferred);
+	HOMA_SHOW(rexmit_limited);
 	HOMA_SHOW(timer_runs);
 	HOMA_SHOW(timer_checks);
 	HOMA_SHOW(timer_ns);

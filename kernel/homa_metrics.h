@@ -83,6 +83,9 @@
  *   resends_deferred        times an RPC due to ask for retransmission
  *                           waited for a later tick because resend_peer_limit
  *                           RPCs had asked the same peer in this tick
+ *   rexmit_limited          retransmissions (answers to RESEND or
+ *                           UNKNOWN) cut short: the peer had already had
+ *                           rexmit_peer_kb KiB in this tick
  *   timer_runs              timer ticks run
  *   timer_checks            RPCs the timer looked at (those due)
  *   timer_ns                nanoseconds the timer spent in those ticks
@@ -176,6 +179,8 @@ struct homa_metrics {
 	u64 icmp_ignored;
 	/** @resends_deferred: see above. */
 	u64 resends_deferred;
+	/** @rexmit_limited: see above. */
+	u64 rexmit_limited;
 	/** @timer_runs: see above. */
 	u64 timer_runs;
 	/** @timer_checks: see above. */

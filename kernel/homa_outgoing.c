@@ -416,7 +416,9 @@ void homa_xmit_data(struct homa_rpc *rpc, bool force)
 }
 
 /**
- * homa_resend_data() - retransmit the packets that cover [start, end).
+ * homa_resend_data() - retransmit the packets that cover [start, end),
+ * as far as the peer's retransmission budget allows
+ * (homa_peer_rexmit_charge()): the rest is asked for again.
  * @rpc:   the RPC; the socket lock is held.
  * @start: first byte wanted.
  * @end:   byte after the last one wanted (at most msgout.next_xmit).
@@ -433,6 +435,10 @@ void homa_resend_data(struct homa_rpc *rpc, int start, int end)
 		len = min(seg, rpc->msgout.length - offset);
 		if (len <= 0)
 			break;
+		if (!homa_peer_rexmit_charge(rpc->hsk->homa, rpc->peer, len)) {
+			HOMA_INC(rexmit_limited);
+			break;
+		}
 		skb = homa_data_skb(rpc, offset, len, true);
 		if (!skb)
 			break;

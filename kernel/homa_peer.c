@@ -112,6 +112,7 @@ struct homa_peer *homa_peer_get(struct homa *homa, struct net *net,
 	new->last_used = jiffies;
 	new->heard_tick = homa_ticks_now();
 	spin_lock_init(&new->ack_lock);
+	spin_lock_init(&new->rexmit_lock);
 
 	spin_lock_bh(&homa->peer_lock);
 	/* Under the lock no peer in the table has refs == 0 (the collector
@@ -224,6 +225,40 @@ u32 homa_peer_resend_wait(struct homa *homa, struct homa_peer *peer)
 		return 0;
 	excess -= limit;
 	return min(1 + excess / limit, max(READ_ONCE(homa->timeout_ticks), 1));
+}
+
+/**
+ * homa_peer_rexmit_charge() - may @bytes more be retransmitted to @peer in
+ * this tick? Retransmissions answer small packets (a 30-byte RESEND or
+ * UNKNOWN can ask for 64 KB), so each peer gets at most
+ * net.homa.rexmit_peer_kb KiB per tick: whoever forges such packets in the
+ * name of a host cannot turn this one into an amplifier against it. A
+ * well-behaved receiver asks for no more (it asks for at most
+ * resend_peer_limit RPCs per tick, 64 KB each, and the default budget is
+ * that much); what is refused it asks for again. Any context.
+ * @homa:  the protocol state.
+ * @peer:  the destination.
+ * @bytes: message bytes of the packet about to be retransmitted.
+ *
+ * Return: true if the bytes were within the budget (and are now counted).
+ */
+bool homa_peer_rexmit_charge(struct homa *homa, struct homa_peer *peer,
+			     int bytes)
+{
+	u32 budget = (u32)READ_ONCE(homa->rexmit_peer_kb) * 1024;
+	u32 now = homa_ticks_now();
+	bool ok;
+
+	spin_lock_bh(&peer->rexmit_lock);
+	if (peer->rexmit_tick != now) {
+		peer->rexmit_tick = now;
+		peer->rexmit_bytes = 0;
+	}
+	ok = bytes <= budget - peer->rexmit_bytes;
+	if (ok)
+		peer->rexmit_bytes += bytes;
+	spin_unlock_bh(&peer->rexmit_lock);
+	return ok;
 }
 
 /**

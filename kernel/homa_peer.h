@@ -71,6 +71,19 @@ struct homa_peer {
 	 */
 	u32 resends;
 
+	/** @rexmit_lock: protects @rexmit_tick and @rexmit_bytes. */
+	spinlock_t rexmit_lock;
+
+	/** @rexmit_tick: the tick @rexmit_bytes counts retransmissions for. */
+	u32 rexmit_tick;
+
+	/**
+	 * @rexmit_bytes: message bytes retransmitted to this peer in
+	 * @rexmit_tick, in answer to its RESEND and UNKNOWN packets (at most
+	 * net.homa.rexmit_peer_kb KiB).
+	 */
+	u32 rexmit_bytes;
+
 	/** @ack_lock: protects @num_acks and @acks. */
 	spinlock_t ack_lock;
 
@@ -92,6 +105,8 @@ struct homa_peer *homa_peer_get(struct homa *homa, struct net *net,
 void homa_peer_put(struct homa_peer *peer);
 void homa_peer_gc(struct homa *homa);
 u32 homa_peer_resend_wait(struct homa *homa, struct homa_peer *peer);
+bool homa_peer_rexmit_charge(struct homa *homa, struct homa_peer *peer,
+			     int bytes);
 bool homa_peer_heard_within(struct homa *homa, struct homa_peer *peer,
 			    u32 ticks);
 void homa_peer_net_exit(struct homa *homa, struct net *net);

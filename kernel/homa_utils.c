@@ -39,6 +39,7 @@ int homa_init(struct homa *homa)
 	homa->resend_interval = 5;
 	homa->timeout_ticks = 100;
 	homa->resend_peer_limit = 8;
+	homa->rexmit_peer_kb = 8 * HOMA_MAX_RESEND_BYTES / 1024;
 	homa->request_ack_ticks = 2;
 	homa->reap_limit = 10;
 	homa->dead_buffs_limit = 5000;
@@ -78,6 +79,8 @@ static int max_limit = 10000000;
 static int max_idle_secs = 86400;
 static int min_rcvmem_kb = 1024;
 static int max_int = INT_MAX;
+static int min_rexmit_kb = HOMA_MAX_RESEND_BYTES / 1024;
+static int max_rexmit_kb = 4 * 1024 * 1024;
 
 #define HOMA_PARAM(name_, min_, max_) {				\
 	.procname	= #name_,					\
@@ -94,6 +97,7 @@ static struct ctl_table homa_ctl_table[] = {
 	HOMA_PARAM(resend_interval, &one, &max_ticks),
 	HOMA_PARAM(timeout_ticks, &two, &max_ticks),
 	HOMA_PARAM(resend_peer_limit, &one, &max_limit),
+	HOMA_PARAM(rexmit_peer_kb, &min_rexmit_kb, &max_rexmit_kb),
 	HOMA_PARAM(request_ack_ticks, &one, &max_ticks),
 	HOMA_PARAM(reap_limit, &one, &max_limit),
 	HOMA_PARAM(dead_buffs_limit, &one, &max_limit),
