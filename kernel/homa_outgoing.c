@@ -297,8 +297,15 @@ static struct sk_buff *homa_data_skb(struct homa_rpc *rpc, int offset,
 		skb_shinfo(skb)->gso_segs = nsegs;
 		skb_shinfo(skb)->gso_type = homa_sock_is_v6(rpc->hsk) ?
 					    SKB_GSO_TCPV6 : SKB_GSO_TCPV4;
-		/* Homa has no checksum; this also tells GSO not to fix one. */
-		skb->ip_summed = CHECKSUM_UNNECESSARY;
+		/* Devices (and the stack on their behalf) take TSO skbs only
+		 * with a checksum to complete, at TCP's offset: Homa's
+		 * checksum field, which receivers ignore. A device without
+		 * TSO gets the segments of homa_gso_segment(): with no
+		 * checksum offload either, they go out with the field 0.
+		 */
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		skb->csum_start = skb_headroom(skb);	/* data: Homa header */
+		skb->csum_offset = offsetof(struct homa_common_hdr, checksum);
 	}
 	return skb;
 }

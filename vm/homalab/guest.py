@@ -29,7 +29,7 @@ def guest_mac(index):
 class Guest:
     """A guest booted from @kernel and @initrd on tap @tap of @net."""
 
-    def __init__(self, index, kernel, initrd, net, run_dir, pcap=None, smp=2):
+    def __init__(self, index, kernel, initrd, net, run_dir, pcap=None, smp=2, offload=False):
         self.index = index
         self.kernel = kernel
         self.initrd = initrd
@@ -37,6 +37,7 @@ class Guest:
         self.run_dir = Path(run_dir)
         self.pcap = pcap
         self.smp = smp
+        self.offload = offload
         self.agent_path = self.run_dir / f"agent{index}.sock"
         self.log_path = self.run_dir / f"g{index}.console.log"
         self.lines = []
@@ -64,7 +65,7 @@ class Guest:
             "-chardev", f"socket,id=agent,path={self.agent_path},server=on,wait=off",
             "-serial", "chardev:agent",
             "-netdev", f"tap,id=n0,ifname={self.net.taps[self.index]},script=no,"
-                       "downscript=no,vnet_hdr=off",
+                       f"downscript=no,vnet_hdr={'on' if self.offload else 'off'}",
             "-device", f"virtio-net-pci,netdev=n0,mac={guest_mac(self.index)},romfile=",
         ]
         if self.pcap:

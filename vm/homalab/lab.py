@@ -171,7 +171,7 @@ class Run:
             initrd = run_dir / f"g{i}.initramfs.cpio"
             initramfs.build(initrd, kernel, kos, self._env_text(i, kernel), files)
             pcap = pcap_dir / f"g{i}.pcap" if pcap_dir else None
-            g = Guest(i, kernel, initrd, net, run_dir, pcap=pcap)
+            g = Guest(i, kernel, initrd, net, run_dir, pcap=pcap, offload=self.args.offload)
             self.guests.append(g)
             g.start()
         for n, g in enumerate(self.guests):
@@ -188,7 +188,8 @@ class Run:
                     self.early_boot_retries += 1
                     g.stop()
                     g.save_log(f"attempt{attempt}")
-                    g = Guest(g.index, kernel, g.initrd, net, run_dir, pcap=g.pcap)
+                    g = Guest(g.index, kernel, g.initrd, net, run_dir, pcap=g.pcap,
+                              offload=g.offload)
                     self.guests[n] = g
                     g.start()
             if self.args.max_boot and g.boot_seconds > self.args.max_boot:
