@@ -11,6 +11,7 @@
 #include <linux/uio.h>
 #include <net/icmp.h>
 #include <net/ip.h>
+#include <net/ip6_route.h>
 #include <net/ipv6.h>
 #include <net/route.h>
 #include <net/xfrm.h>
@@ -759,6 +760,56 @@ static void homa_icmp_error(struct net *net, const struct in6_addr *daddr,
 	sock_put(&hsk->inet.sk);
 }
 
+/* ICMP says that a packet to @daddr, whose Homa header @h it quotes, was
+ * too big for the path (@mtu fits). Believed only if the quoted id names a
+ * live RPC of the socket toward that host and port, as for other errors;
+ * then the route's path MTU is lowered (the stack keeps it as a route
+ * exception, which also invalidates the peer's cached route) and the
+ * socket's RPCs to that host that have sent nothing yet get segments that
+ * fit. Messages already under way keep theirs: the receiver takes only
+ * packets that fit its gaps exactly.
+ */
+static void homa_icmp_pmtu(struct sk_buff *skb, const struct in6_addr *daddr,
+			   const struct homa_common_hdr *h, u32 mtu)
+{
+	u64 id = be64_to_cpu(h->sender_id);
+	u16 dport = ntohs(h->dport);
+	struct homa_rpc *rpc;
+	struct homa_sock *hsk;
+	bool live;
+	int seg;
+
+	hsk = homa_sock_find(&homa_global, dev_net(skb->dev), ntohs(h->sport));
+	if (!hsk) {
+		HOMA_INC(icmp_ignored);
+		return;
+	}
+	spin_lock_bh(&hsk->lock);
+	live = homa_find_rpc(hsk, daddr, dport, id);
+	spin_unlock_bh(&hsk->lock);
+	if (!live) {
+		HOMA_INC(icmp_ignored);
+		goto out;
+	}
+	HOMA_INC(icmp_pmtu);
+	if (homa_sock_is_v6(hsk))
+		ip6_sk_update_pmtu(skb, &hsk->inet.sk, htonl(mtu));
+	else
+		ipv4_sk_update_pmtu(skb, &hsk->inet.sk, mtu);
+	spin_lock_bh(&hsk->lock);
+	list_for_each_entry(rpc, &hsk->active_rpcs, active_links) {
+		if (!ipv6_addr_equal(&rpc->peer->addr, daddr) ||
+		    rpc->msgout.length < 0 || rpc->msgout.next_xmit > 0)
+			continue;
+		seg = homa_rpc_mtu_seg(hsk, rpc->peer);
+		if (seg > 0 && seg < rpc->msgout.seg_size)
+			rpc->msgout.seg_size = seg;
+	}
+	spin_unlock_bh(&hsk->lock);
+out:
+	sock_put(&hsk->inet.sk);
+}
+
 /**
  * homa_err_handler_v4() - ICMP (IPv4) reports a problem with a packet we
  * sent: see homa_icmp_error().
@@ -774,7 +825,7 @@ int homa_err_handler_v4(struct sk_buff *skb, u32 info)
 	int code = icmp_hdr(skb)->code;
 	struct in6_addr addr;
 
-	if (type != ICMP_DEST_UNREACH || code == ICMP_FRAG_NEEDED)
+	if (type != ICMP_DEST_UNREACH)
 		return 0;
 	/* The whole common header must be quoted: its id is the proof. */
 	if (!pskb_may_pull(skb, iph->ihl * 4 +
@@ -784,6 +835,13 @@ int homa_err_handler_v4(struct sk_buff *skb, u32 info)
 	}
 	iph = (const struct iphdr *)skb->data;
 	addr = homa_ipv4_to_ipv6(iph->daddr);
+	if (code == ICMP_FRAG_NEEDED) {
+		homa_icmp_pmtu(skb, &addr,
+			       (const struct homa_common_hdr *)(skb->data +
+								iph->ihl * 4),
+			       info);
+		return 0;
+	}
 	homa_icmp_error(dev_net(skb->dev), &addr,
 			(const struct homa_common_hdr *)(skb->data +
 							 iph->ihl * 4),
@@ -810,8 +868,8 @@ int homa_err_handler_v6(struct sk_buff *skb, struct inet6_skb_parm *opt,
 			u8 type, u8 code, int offset, __be32 info)
 {
 	struct in6_addr addr;
-	bool hard;
-	int error;
+	bool hard = false;
+	int error = 0;
 
 	if (type == ICMPV6_DEST_UNREACH) {
 		hard = code == ICMPV6_PORT_UNREACH;
@@ -819,7 +877,7 @@ int homa_err_handler_v6(struct sk_buff *skb, struct inet6_skb_parm *opt,
 	} else if (type == ICMPV6_PARAMPROB && code == ICMPV6_UNK_NEXTHDR) {
 		hard = true;
 		error = -EPROTONOSUPPORT;
-	} else {
+	} else if (type != ICMPV6_PKT_TOOBIG) {
 		return 0;
 	}
 	if (!pskb_may_pull(skb, offset + sizeof(struct homa_common_hdr))) {
@@ -827,6 +885,13 @@ int homa_err_handler_v6(struct sk_buff *skb, struct inet6_skb_parm *opt,
 		return 0;
 	}
 	addr = ((const struct ipv6hdr *)skb->data)->daddr;
+	if (type == ICMPV6_PKT_TOOBIG) {
+		homa_icmp_pmtu(skb, &addr,
+			       (const struct homa_common_hdr *)(skb->data +
+								offset),
+			       ntohl(info));
+		return 0;
+	}
 	homa_icmp_error(dev_net(skb->dev), &addr,
 			(const struct homa_common_hdr *)(skb->data + offset),
 			error, hard);

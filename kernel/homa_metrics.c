@@ -68,6 +68,8 @@ static int homa_metrics_show(struct seq_file *m, void *v)
 	HOMA_SHOW(icmp_ignored);
 	HOMA_SHOW(resends_deferred);
 	HOMA_SHOW(rexmit_limited);
+	HOMA_SHOW(route_lookups);
+	HOMA_SHOW(icmp_pmtu);
 	HOMA_SHOW(timer_runs);
 	HOMA_SHOW(timer_checks);
 	HOMA_SHOW(timer_ns);

@@ -86,6 +86,10 @@
  *   rexmit_limited          retransmissions (answers to RESEND or
  *                           UNKNOWN) cut short: the peer had already had
  *                           rexmit_peer_kb KiB in this tick
+ *   route_lookups           full route lookups for packets sent (the
+ *                           others come from the peer's route cache)
+ *   icmp_pmtu               ICMP fragmentation needed / packet too big
+ *                           for a live RPC: the path MTU was updated
  *   timer_runs              timer ticks run
  *   timer_checks            RPCs the timer looked at (those due)
  *   timer_ns                nanoseconds the timer spent in those ticks
@@ -181,6 +185,10 @@ struct homa_metrics {
 	u64 resends_deferred;
 	/** @rexmit_limited: see above. */
 	u64 rexmit_limited;
+	/** @route_lookups: see above. */
+	u64 route_lookups;
+	/** @icmp_pmtu: see above. */
+	u64 icmp_pmtu;
 	/** @timer_runs: see above. */
 	u64 timer_runs;
 	/** @timer_checks: see above. */

@@ -25,16 +25,111 @@
 /* Room for IP and link headers in front of a Homa header. */
 #define HOMA_SKB_HEADROOM	(MAX_HEADER + sizeof(struct ipv6hdr) + 16)
 
+/* May @peer's route cache serve @hsk? Its routes were looked up with no
+ * socket-specific key, so not for a socket bound to a device or with its
+ * own IPsec policy, nor where policy routing (rules on marks, uids...)
+ * could pick another route for another socket; and the family must match
+ * the address (a v4-mapped peer may also be seen by an IPv6 socket).
+ */
+static bool homa_route_cacheable(struct homa_sock *hsk,
+				 const struct homa_peer *peer)
+{
+	struct sock *sk = &hsk->inet.sk;
+	bool v6 = homa_sock_is_v6(hsk);
+
+	if (!peer || sk->sk_bound_dev_if ||
+	    v6 == ipv6_addr_v4mapped(&peer->addr))
+		return false;
+#ifdef CONFIG_XFRM
+	if (rcu_access_pointer(sk->sk_policy[XFRM_POLICY_OUT]))
+		return false;
+#endif
+#ifdef CONFIG_IP_MULTIPLE_TABLES
+	if (!v6 && READ_ONCE(sock_net(sk)->ipv4.fib_has_custom_rules))
+		return false;
+#endif
+#ifdef CONFIG_IPV6_MULTIPLE_TABLES
+	if (v6 && READ_ONCE(sock_net(sk)->ipv6.fib6_has_custom_rules))
+		return false;
+#endif
+	return true;
+}
+
+/* The IPv4 route from @hsk to @daddr (@fl4 filled in for ip_queue_xmit()),
+ * from @peer's cache when it may serve (@peer may be NULL).
+ */
+static struct rtable *homa_route4(struct homa_sock *hsk,
+				  struct homa_peer *peer, __be32 daddr,
+				  struct flowi4 *fl4)
+{
+	bool cache = homa_route_cacheable(hsk, peer);
+	struct sock *sk = &hsk->inet.sk;
+	struct rtable *rt;
+
+	flowi4_init_output(fl4, sk->sk_bound_dev_if, sk->sk_mark, 0,
+			   RT_SCOPE_UNIVERSE, IPPROTO_HOMA, 0, daddr, 0, 0, 0,
+			   sk->sk_uid);
+	if (cache) {
+		local_bh_disable();
+		rt = dst_cache_get_ip4(&peer->dst_cache, &fl4->saddr);
+		local_bh_enable();
+		if (rt)
+			return rt;
+	}
+	HOMA_INC(route_lookups);
+	rt = ip_route_output_flow(sock_net(sk), fl4, sk);
+	if (cache && !IS_ERR(rt)) {
+		local_bh_disable();
+		dst_cache_set_ip4(&peer->dst_cache, &rt->dst, fl4->saddr);
+		local_bh_enable();
+	}
+	return rt;
+}
+
+/* As homa_route4(), for IPv6. */
+static struct dst_entry *homa_route6(struct homa_sock *hsk,
+				     struct homa_peer *peer,
+				     const struct in6_addr *daddr,
+				     struct flowi6 *fl6)
+{
+	bool cache = homa_route_cacheable(hsk, peer);
+	struct sock *sk = &hsk->inet.sk;
+	struct dst_entry *dst;
+
+	memset(fl6, 0, sizeof(*fl6));
+	fl6->daddr = *daddr;
+	fl6->flowi6_proto = IPPROTO_HOMA;
+	fl6->flowi6_oif = sk->sk_bound_dev_if;
+	fl6->flowi6_mark = sk->sk_mark;
+	fl6->flowi6_uid = sk->sk_uid;
+	if (cache) {
+		local_bh_disable();
+		dst = dst_cache_get_ip6(&peer->dst_cache, &fl6->saddr);
+		local_bh_enable();
+		if (dst)
+			return dst;
+	}
+	HOMA_INC(route_lookups);
+	dst = ip6_dst_lookup_flow(sock_net(sk), sk, fl6, NULL);
+	if (cache && !IS_ERR(dst)) {
+		local_bh_disable();
+		dst_cache_set_ip6(&peer->dst_cache, dst, &fl6->saddr);
+		local_bh_enable();
+	}
+	return dst;
+}
+
 /* Hand @skb (transport header set) to IP for @daddr (IPv4 as v4-mapped
- * IPv6); consumes @skb. Control packets that answer a packet for which no
- * state exists go to its source address: they need no peer.
+ * IPv6), routed through @peer's cache where it may be used (@peer is NULL
+ * for control packets that answer a packet for which no state exists:
+ * they go to its source address and need no peer); consumes @skb.
  *
  * Every packet belongs to its socket until the device is done with it
  * (skb_set_owner_w()): cgroup egress BPF, netfilter's owner match and the
  * qdiscs see whose it is, and its memory counts in sk_wmem_alloc.
  */
-static int homa_ip_xmit(struct homa_sock *hsk, const struct in6_addr *daddr,
-			struct sk_buff *skb)
+static int homa_ip_xmit(struct homa_sock *hsk, struct homa_peer *peer,
+			const struct in6_addr *daddr, struct sk_buff *skb)
 {
 	struct homa_common_hdr *h = (struct homa_common_hdr *)skb->data;
 	struct sock *sk = &hsk->inet.sk;
@@ -46,15 +141,10 @@ static int homa_ip_xmit(struct homa_sock *hsk, const struct in6_addr *daddr,
 	skb->protocol = homa_sock_is_v6(hsk) ? htons(ETH_P_IPV6) :
 					       htons(ETH_P_IP);
 	if (homa_sock_is_v6(hsk)) {
-		struct flowi6 fl6 = {};
 		struct dst_entry *dst;
+		struct flowi6 fl6;
 
-		fl6.daddr = *daddr;
-		fl6.flowi6_proto = IPPROTO_HOMA;
-		fl6.flowi6_oif = sk->sk_bound_dev_if;
-		fl6.flowi6_mark = sk->sk_mark;
-		fl6.flowi6_uid = sk->sk_uid;
-		dst = ip6_dst_lookup_flow(sock_net(sk), sk, &fl6, NULL);
+		dst = homa_route6(hsk, peer, daddr, &fl6);
 		if (IS_ERR(dst)) {
 			kfree_skb(skb);
 			return PTR_ERR(dst);
@@ -68,11 +158,7 @@ static int homa_ip_xmit(struct homa_sock *hsk, const struct in6_addr *daddr,
 		struct flowi4 fl4;
 		struct rtable *rt;
 
-		flowi4_init_output(&fl4, sk->sk_bound_dev_if, sk->sk_mark, 0,
-				   RT_SCOPE_UNIVERSE, IPPROTO_HOMA, 0,
-				   daddr->s6_addr32[3], 0, 0, 0,
-				   sk->sk_uid);
-		rt = ip_route_output_flow(sock_net(sk), &fl4, sk);
+		rt = homa_route4(hsk, peer, daddr->s6_addr32[3], &fl4);
 		if (IS_ERR(rt)) {
 			kfree_skb(skb);
 			return PTR_ERR(rt);
@@ -85,7 +171,8 @@ static int homa_ip_xmit(struct homa_sock *hsk, const struct in6_addr *daddr,
 }
 
 /**
- * homa_rpc_mtu_seg() - message bytes per DATA packet toward a peer.
+ * homa_rpc_mtu_seg() - message bytes per DATA packet toward a peer, from
+ * the route's MTU (the path MTU once ICMP has reported one).
  * @hsk:  the sending socket.
  * @peer: the destination.
  *
@@ -99,14 +186,10 @@ int homa_rpc_mtu_seg(struct homa_sock *hsk, struct homa_peer *peer)
 	int mtu, seg, max;
 
 	if (homa_sock_is_v6(hsk)) {
-		struct flowi6 fl6 = {};
 		struct dst_entry *dst;
+		struct flowi6 fl6;
 
-		fl6.daddr = peer->addr;
-		fl6.flowi6_proto = IPPROTO_HOMA;
-		fl6.flowi6_oif = sk->sk_bound_dev_if;
-		fl6.flowi6_uid = sk->sk_uid;
-		dst = ip6_dst_lookup_flow(sock_net(sk), sk, &fl6, NULL);
+		dst = homa_route6(hsk, peer, &peer->addr, &fl6);
 		if (IS_ERR(dst))
 			return PTR_ERR(dst);
 		mtu = dst_mtu(dst);
@@ -115,11 +198,7 @@ int homa_rpc_mtu_seg(struct homa_sock *hsk, struct homa_peer *peer)
 		struct flowi4 fl4;
 		struct rtable *rt;
 
-		flowi4_init_output(&fl4, sk->sk_bound_dev_if, sk->sk_mark, 0,
-				   RT_SCOPE_UNIVERSE, IPPROTO_HOMA, 0,
-				   peer->addr.s6_addr32[3], 0, 0, 0,
-				   sk->sk_uid);
-		rt = ip_route_output_flow(sock_net(sk), &fl4, sk);
+		rt = homa_route4(hsk, peer, peer->addr.s6_addr32[3], &fl4);
 		if (IS_ERR(rt))
 			return PTR_ERR(rt);
 		if ((rt->rt_flags & RTCF_BROADCAST) &&
@@ -162,9 +241,9 @@ static void homa_fill_common(struct homa_common_hdr *h, u16 sport, u16 dport,
 }
 
 /* Send a control packet whose header (common part included) is @hdr to
- * @daddr.
+ * @daddr (@peer's address, or any address when @peer is NULL).
  */
-static int __homa_xmit_control(struct homa_sock *hsk,
+static int __homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
 			       const struct in6_addr *daddr, void *hdr, int len)
 {
 	int size = max_t(int, len, HOMA_MIN_PKT_LENGTH);
@@ -176,7 +255,7 @@ static int __homa_xmit_control(struct homa_sock *hsk,
 	skb_reserve(skb, HOMA_SKB_HEADROOM);
 	skb_put_zero(skb, size);
 	memcpy(skb->data, hdr, len);
-	return homa_ip_xmit(hsk, daddr, skb);
+	return homa_ip_xmit(hsk, peer, daddr, skb);
 }
 
 /**
@@ -191,7 +270,8 @@ static int __homa_xmit_control(struct homa_sock *hsk,
 int homa_xmit_control(struct homa_rpc *rpc, u8 type, void *hdr, int len)
 {
 	homa_fill_common(hdr, rpc->hsk->port, rpc->dport, rpc->id, type, len);
-	return __homa_xmit_control(rpc->hsk, &rpc->peer->addr, hdr, len);
+	return __homa_xmit_control(rpc->hsk, rpc->peer, &rpc->peer->addr, hdr,
+				   len);
 }
 
 /**
@@ -211,7 +291,22 @@ int homa_xmit_unknown(struct homa_sock *hsk, const struct in6_addr *daddr,
 
 	homa_fill_common(&h.common, hsk->port, dport, local_id, RPC_UNKNOWN,
 			 sizeof(h));
-	return __homa_xmit_control(hsk, daddr, &h, sizeof(h));
+	return __homa_xmit_control(hsk, NULL, daddr, &h, sizeof(h));
+}
+
+/* Send an ACK to @daddr (@peer's address, or any when @peer is NULL). */
+static void __homa_send_acks(struct homa_sock *hsk, struct homa_peer *peer,
+			     const struct in6_addr *daddr, u16 dport,
+			     u64 sender_id, struct homa_ack *acks,
+			     int num_acks)
+{
+	struct homa_ack_hdr h = {};
+
+	homa_fill_common(&h.common, hsk->port, dport, sender_id, ACK,
+			 sizeof(h));
+	h.num_acks = htons(num_acks);
+	memcpy(h.acks, acks, num_acks * sizeof(*acks));
+	__homa_xmit_control(hsk, peer, daddr, &h, sizeof(h));
 }
 
 /**
@@ -228,13 +323,7 @@ void homa_send_acks_addr(struct homa_sock *hsk, const struct in6_addr *daddr,
 			 u16 dport, u64 sender_id, struct homa_ack *acks,
 			 int num_acks)
 {
-	struct homa_ack_hdr h = {};
-
-	homa_fill_common(&h.common, hsk->port, dport, sender_id, ACK,
-			 sizeof(h));
-	h.num_acks = htons(num_acks);
-	memcpy(h.acks, acks, num_acks * sizeof(*acks));
-	__homa_xmit_control(hsk, daddr, &h, sizeof(h));
+	__homa_send_acks(hsk, NULL, daddr, dport, sender_id, acks, num_acks);
 }
 
 /**
@@ -250,8 +339,8 @@ void homa_send_acks(struct homa_sock *hsk, struct homa_peer *peer,
 		    u16 dport, u64 sender_id, struct homa_ack *acks,
 		    int num_acks)
 {
-	homa_send_acks_addr(hsk, &peer->addr, dport, sender_id, acks,
-			    num_acks);
+	__homa_send_acks(hsk, peer, &peer->addr, dport, sender_id, acks,
+			 num_acks);
 }
 
 /* Build the DATA skb for [offset, offset + len) of rpc's message. If the
@@ -415,7 +504,7 @@ void homa_xmit_data(struct homa_rpc *rpc, bool force)
 		skb = homa_data_skb(rpc, offset, len, false);
 		if (skb) {
 			HOMA_ADD(bytes_sent, len);
-			homa_ip_xmit(hsk, &rpc->peer->addr, skb);
+			homa_ip_xmit(hsk, rpc->peer, &rpc->peer->addr, skb);
 		}
 		spin_lock_bh(&hsk->lock);
 		homa_rpc_put(rpc);
@@ -451,7 +540,7 @@ void homa_resend_data(struct homa_rpc *rpc, int start, int end)
 			break;
 		HOMA_INC(resent_packets);
 		HOMA_ADD(bytes_sent, len);
-		homa_ip_xmit(rpc->hsk, &rpc->peer->addr, skb);
+		homa_ip_xmit(rpc->hsk, rpc->peer, &rpc->peer->addr, skb);
 	}
 }
 

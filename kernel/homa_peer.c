@@ -113,6 +113,10 @@ struct homa_peer *homa_peer_get(struct homa *homa, struct net *net,
 	new->heard_tick = homa_ticks_now();
 	spin_lock_init(&new->ack_lock);
 	spin_lock_init(&new->rexmit_lock);
+	if (dst_cache_init(&new->dst_cache, gfp)) {
+		kfree(new);
+		return NULL;
+	}
 
 	spin_lock_bh(&homa->peer_lock);
 	/* Under the lock no peer in the table has refs == 0 (the collector
@@ -124,6 +128,7 @@ struct homa_peer *homa_peer_get(struct homa *homa, struct net *net,
 			refcount_inc(&peer->refs);
 			WRITE_ONCE(peer->last_used, jiffies);
 			spin_unlock_bh(&homa->peer_lock);
+			dst_cache_destroy(&new->dst_cache);
 			kfree(new);
 			return peer;
 		}
@@ -150,6 +155,8 @@ void homa_peer_put(struct homa_peer *peer)
 static void homa_peer_unlink(struct homa_peer *peer)
 {
 	hlist_del_rcu(&peer->links);
+	/* No reference is left, so nobody uses the routes any more. */
+	dst_cache_destroy(&peer->dst_cache);
 	kfree_rcu(peer, rcu);
 	HOMA_ADD(peers_live, -1);
 	HOMA_INC(peers_freed);

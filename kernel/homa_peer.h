@@ -5,6 +5,8 @@
 #ifndef _HOMA_PEER_H
 #define _HOMA_PEER_H
 
+#include <net/dst_cache.h>
+
 #include "homa_impl.h"
 
 /**
@@ -49,6 +51,13 @@ struct homa_peer {
 
 	/** @last_used: jiffies when a reference was last taken or dropped. */
 	unsigned long last_used;
+
+	/**
+	 * @dst_cache: routes to @addr, per CPU (homa_route4(),
+	 * homa_route6()); the stack invalidates them when routes, policies
+	 * or the path MTU change. Used only with a reference on the peer.
+	 */
+	struct dst_cache dst_cache;
 
 	/** @rcu: for kfree_rcu(). */
 	struct rcu_head rcu;

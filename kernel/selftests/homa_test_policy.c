@@ -16,6 +16,12 @@
  *     host unreachable is a soft error: the RPC goes on (icmp_soft_errors)
  *     and, when it times out, fails with EHOSTUNREACH instead of
  *     ETIMEDOUT; port unreachable quoting the right id ends it (ENOTCONN);
+ *   - routes come from the peer's cache (a handful of full lookups for 50
+ *     requests), and a route added meanwhile is seen at once (its MTU
+ *     cuts the next message);
+ *   - ICMP fragmentation needed / packet too big quoting a live RPC lowers
+ *     the route's path MTU (`ip route get`) and the next message to the
+ *     host is cut to fit; quoting another id it is ignored;
  *   - egress (--only egress; needs cgroup2 and BPF, so not on the debug
  *     kernel): every transmitted packet belongs to its socket, so a
  *     cgroup_skb/egress program that drops everything stops the Homa
@@ -23,7 +29,7 @@
  *     it is detached the client's retries get the request served.
  *
  * usage: homa_test_policy [--family 4|6] [--silent-peer ADDR]
- *                         [--only filter|ids|broadcast|icmp|egress]
+ *                         [--only filter|ids|broadcast|icmp|route|pmtu|egress]
  * (the silent peer is an address on the lab segment that never answers:
  * the crafter's, 198.18.0.100 or 2001:db8::100 by default).
  */
@@ -59,6 +65,8 @@
 #define SILENT_PORT	500
 #define ID_SOCKETS	8
 #define EGRESS_PORT	550
+#define BIG_LEN		20000
+#define PMTU_GSO	1500	/* max_gso_size: one segment per skb */
 #define CGROUP_ROOT	"/sys/fs/cgroup"
 #define CGROUP_DIR	CGROUP_ROOT "/homa_egress_test"
 
@@ -68,12 +76,13 @@ struct policy_test {
 	int family;
 	union homa_addr silent;		/* the silent peer, SILENT_PORT */
 	uint8_t buf[1000];
+	uint8_t big[BIG_LEN];
 };
 
 static void usage(const char *prog)
 {
 	fprintf(stderr, "usage: %s [--family 4|6] [--silent-peer ADDR] "
-		"[--only filter|ids|broadcast|icmp|egress]\n", prog);
+		"[--only filter|ids|broadcast|icmp|route|pmtu|egress]\n", prog);
 	exit(2);
 }
 
@@ -104,12 +113,15 @@ static uint16_t inet_csum(const void *data, size_t len)
 }
 
 /*
- * Sends ourselves (over loopback) an ICMP destination unreachable with
- * @code that quotes a Homa DATA packet from our port @sport to @dst with
+ * Sends ourselves (over loopback) an ICMP error of @type and @code (with
+ * @mtu for "fragmentation needed" / "packet too big") that quotes a Homa
+ * DATA packet from @src (NULL: loopback), our port @sport, to @dst with
  * sender id @id, as a router or @dst would. 0 or -errno.
  */
-static int send_icmp(int family, int code, const union homa_addr *dst,
-		     uint16_t sport, uint64_t id)
+static int send_icmp_full(int family, int type, int code, unsigned int mtu,
+			  const union homa_addr *src,
+			  const union homa_addr *dst, uint16_t sport,
+			  uint64_t id)
 {
 	uint8_t pkt[8 + sizeof(struct ip6_hdr) + 60];
 	struct quoted_homa *h;
@@ -125,14 +137,16 @@ static int send_icmp(int family, int code, const union homa_addr *dst,
 
 		inner = sizeof(*ip);
 		len = 8 + inner + 60;
-		icmp->type = ICMP_DEST_UNREACH;
+		icmp->type = (uint8_t)type;
 		icmp->code = (uint8_t)code;
+		icmp->un.frag.mtu = htons((uint16_t)mtu);
 		ip->version = 4;
 		ip->ihl = 5;
 		ip->tot_len = htons(inner + 60);
 		ip->ttl = 64;
 		ip->protocol = IPPROTO_HOMA;
-		ip->saddr = htonl(INADDR_LOOPBACK);
+		ip->saddr = src ? src->in4.sin_addr.s_addr :
+				  htonl(INADDR_LOOPBACK);
 		ip->daddr = dst->in4.sin_addr.s_addr;
 		ip->check = inet_csum(ip, inner);
 		fd = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
@@ -142,13 +156,14 @@ static int send_icmp(int family, int code, const union homa_addr *dst,
 
 		inner = sizeof(*ip);
 		len = 8 + inner + 60;
-		icmp->icmp6_type = ICMP6_DST_UNREACH;
+		icmp->icmp6_type = (uint8_t)type;
 		icmp->icmp6_code = (uint8_t)code;
+		icmp->icmp6_mtu = htonl(mtu);
 		ip->ip6_flow = htonl(6u << 28);
 		ip->ip6_plen = htons(60);
 		ip->ip6_nxt = IPPROTO_HOMA;
 		ip->ip6_hlim = 64;
-		ip->ip6_src = in6addr_loopback;
+		ip->ip6_src = src ? src->in6.sin6_addr : in6addr_loopback;
 		ip->ip6_dst = dst->in6.sin6_addr;
 		/* The kernel computes ICMPv6 checksums of raw sockets. */
 		fd = socket(AF_INET6, SOCK_RAW, IPPROTO_ICMPV6);
@@ -167,6 +182,15 @@ static int send_icmp(int family, int code, const union homa_addr *dst,
 	r = r < 0 ? -errno : 0;
 	close(fd);
 	return r;
+}
+
+/* An ICMP destination unreachable with @code: see send_icmp_full(). */
+static int send_icmp(int family, int code, const union homa_addr *dst,
+		     uint16_t sport, uint64_t id)
+{
+	return send_icmp_full(family, family == AF_INET ? ICMP_DEST_UNREACH :
+					  ICMP6_DST_UNREACH,
+			      code, 0, NULL, dst, sport, id);
 }
 
 /* A request of 100 bytes from @ep to @dst; its id in @id. */
@@ -383,6 +407,193 @@ out:
 	watchdog_disarm(&t->wd);
 }
 
+/* The address of @a without its port, in @buf. */
+static const char *addr_ip(const union homa_addr *a, char *buf, size_t len)
+{
+	if (a->sa.sa_family == AF_INET)
+		return inet_ntop(AF_INET, &a->in4.sin_addr, buf, len);
+	return inet_ntop(AF_INET6, &a->in6.sin6_addr, buf, len);
+}
+
+/* Our source address toward @dst (port 0) in @src: 0 or -errno. */
+static int local_src(const union homa_addr *dst, union homa_addr *src)
+{
+	socklen_t len = sizeof(*src);
+	int fd, err = 0;
+
+	fd = socket(dst->sa.sa_family, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, &dst->sa, homa_addr_len(dst)) ||
+	    getsockname(fd, &src->sa, &len))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* The MTU `ip route get` reports toward @dst (a route exception, or the
+ * route's own mtu), 0 if none, -1 on error.
+ */
+static int route_mtu(const union homa_addr *dst)
+{
+	char addr[INET6_ADDRSTRLEN], cmd[128], line[512], *p;
+	int mtu = 0;
+	FILE *f;
+
+	addr_ip(dst, addr, sizeof(addr));
+	snprintf(cmd, sizeof(cmd), "/sbin/ip -%d route get %s 2>&1",
+		 dst->sa.sa_family == AF_INET ? 4 : 6, addr);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, " mtu ");
+		if (p)
+			mtu = atoi(p + 5);
+	}
+	return pclose(f) == 0 ? mtu : -1;
+}
+
+/* Runs @cmd through the shell: 0 if it exited with 0. */
+static int run(struct policy_test *t, const char *cmd)
+{
+	int r = system(cmd);
+
+	if (r != 0)
+		ktap_diag(&t->k, "'%s' failed (%d)", cmd, r);
+	return r == 0 ? 0 : -EIO;
+}
+
+/*
+ * Sends a BIG_LEN request from @ep to the silent peer with one segment per
+ * skb: whether the DATA packets handed to IP are exactly as many as
+ * segments of an @mtu path hold.
+ */
+static bool sent_for_mtu(struct policy_test *t, struct homa_ep *ep,
+			 int mtu)
+{
+	int seg = mtu - (t->family == AF_INET ? 20 : 40) - 56;
+	long long want = (BIG_LEN + seg - 1) / seg;
+	long long base = homa_metric("pkts_sent_DATA");
+	uint64_t id = 0;
+	long long got;
+
+	if (base < 0 || homa_send_request_buf(ep->fd, &t->silent, t->big,
+					      BIG_LEN, 1, &id))
+		return false;
+	homa_metric_rises_to("pkts_sent_DATA", base + want, 5000);
+	usleep(200 * 1000);
+	got = homa_metric("pkts_sent_DATA") - base;
+	ktap_diag(&t->k, "%d-byte path MTU: %lld DATA packets (want %lld)",
+		  mtu, got, want);
+	return got == want;
+}
+
+/*
+ * Routes come from the peer's cache (route_lookups counts the full
+ * lookups): 50 requests to one host need a handful, not one or more
+ * each; a route added meanwhile (with its own MTU) is seen at once.
+ */
+static void route_tests(struct policy_test *t)
+{
+	long old_gso = homa_sysctl_read("max_gso_size");
+	char addr[INET6_ADDRSTRLEN], cmd[160];
+	long long base = -1;
+	int v = t->family == AF_INET ? 4 : 6;
+	int mtu = t->family == AF_INET ? 900 : 1300;
+	struct homa_ep ep;
+	long long lookups;
+	uint64_t id = 0;
+	int i, err;
+
+	watchdog_arm(&t->wd, 60, "route");
+	err = homa_ep_open(&ep, t->family, 0, 0);
+	if (!err)
+		err = homa_sysctl_set("max_gso_size", PMTU_GSO);
+	/* The peer's first request fills its cache; a cache entry set in
+	 * the jiffy the cache was made counts as stale (dst_cache), so the
+	 * others wait for the next one.
+	 */
+	if (!err)
+		err = request(t, &ep, &t->silent, &id);
+	usleep(20 * 1000);
+	base = homa_metric("route_lookups");
+	for (i = 0; i < 50 && !err; i++)
+		err = request(t, &ep, &t->silent, &id);
+	if (!expect_errno(&t->k, err, 0, "setup_50_requests_to_one_host"))
+		goto out;
+	lookups = homa_metric("route_lookups") - base;
+	ktap_diag(&t->k, "50 requests: %lld full route lookups", lookups);
+	ktap_result(&t->k, base >= 0 && lookups <= 4,
+		    "route_cache_serves_repeated_sends");
+	addr_ip(&t->silent, addr, sizeof(addr));
+	snprintf(cmd, sizeof(cmd), "/sbin/ip -%d route add %s dev eth0 mtu %d",
+		 v, addr, mtu);
+	err = run(t, cmd);
+	ktap_result(&t->k, !err && sent_for_mtu(t, &ep, mtu),
+		    "route_added_meanwhile_seen_through_cache");
+	snprintf(cmd, sizeof(cmd), "/sbin/ip -%d route del %s dev eth0", v,
+		 addr);
+	if (!err)
+		run(t, cmd);
+	homa_ep_close(&ep);
+out:
+	if (old_gso > 0)
+		homa_sysctl_set("max_gso_size", old_gso);
+	watchdog_disarm(&t->wd);
+}
+
+/*
+ * ICMP fragmentation needed / packet too big quoting a live RPC lowers the
+ * route's path MTU, and the next message to that host is cut to fit;
+ * quoting another id it is ignored and changes nothing.
+ */
+static void pmtu_tests(struct policy_test *t)
+{
+	int type = t->family == AF_INET ? ICMP_DEST_UNREACH :
+					  ICMP6_PACKET_TOO_BIG;
+	int code = t->family == AF_INET ? ICMP_FRAG_NEEDED : 0;
+	int mtu = t->family == AF_INET ? 1000 : 1280;
+	long long ign = homa_metric("icmp_ignored");
+	long long pmtu = homa_metric("icmp_pmtu");
+	long old_gso = homa_sysctl_read("max_gso_size");
+	union homa_addr src;
+	struct homa_ep ep;
+	uint64_t id = 0;
+	int err;
+
+	watchdog_arm(&t->wd, 60, "pmtu");
+	err = local_src(&t->silent, &src);
+	if (!err)
+		err = homa_sysctl_set("max_gso_size", PMTU_GSO);
+	if (!err)
+		err = icmp_setup(t, &ep, &id);
+	if (!expect_errno(&t->k, err, 0, "setup_rpc_to_silent_peer"))
+		goto out;
+	err = send_icmp_full(t->family, type, code, mtu, &src, &t->silent,
+			     ep.port, id + 2);
+	ktap_result(&t->k, !err && ign >= 0 &&
+		    homa_metric_rises_to("icmp_ignored", ign + 1, 5000) &&
+		    route_mtu(&t->silent) != mtu,
+		    "too_big_quoting_other_id_ignored");
+	err = send_icmp_full(t->family, type, code, mtu, &src, &t->silent,
+			     ep.port, id);
+	ktap_result(&t->k, !err && pmtu >= 0 &&
+		    homa_metric_rises_to("icmp_pmtu", pmtu + 1, 5000) &&
+		    route_mtu(&t->silent) == mtu,
+		    "too_big_quoting_rpc_lowers_route_mtu");
+	ktap_result(&t->k, sent_for_mtu(t, &ep, mtu),
+		    "next_message_cut_to_path_mtu");
+	homa_ep_close(&ep);
+	/* Forget the exception: later runs start from the link MTU. */
+	run(t, t->family == AF_INET ? "/sbin/ip -4 route flush cache" :
+				      "/sbin/ip -6 route flush cache");
+out:
+	if (old_gso > 0)
+		homa_sysctl_set("max_gso_size", old_gso);
+	watchdog_disarm(&t->wd);
+}
+
 /* Writes @text to @path: 0 or -errno. */
 static int write_file(const char *path, const char *text)
 {
@@ -574,6 +785,8 @@ int main(int argc, char **argv)
 		{ "ids", id_tests, 2, false, false },
 		{ "broadcast", broadcast_tests, 3, true, false },
 		{ "icmp", icmp_tests, 5, false, false },
+		{ "route", route_tests, 3, false, false },
+		{ "pmtu", pmtu_tests, 4, false, false },
 		{ "egress", egress_tests, 4, false, true },
 	};
 	static struct policy_test t;
