@@ -22,6 +22,9 @@
  *   - ICMP fragmentation needed / packet too big quoting a live RPC lowers
  *     the route's path MTU (`ip route get`) and the next message to the
  *     host is cut to fit; quoting another id it is ignored;
+ *   - IPsec (--only xfrm; needs xfrm_user, so not on the debug kernel): a
+ *     cleartext request where an inbound policy requires ESP is dropped
+ *     (drop_policy) and not delivered; without the policy it is served;
  *   - egress (--only egress; needs cgroup2 and BPF, so not on the debug
  *     kernel): every transmitted packet belongs to its socket, so a
  *     cgroup_skb/egress program that drops everything stops the Homa
@@ -29,7 +32,8 @@
  *     it is detached the client's retries get the request served.
  *
  * usage: homa_test_policy [--family 4|6] [--silent-peer ADDR]
- *                         [--only filter|ids|broadcast|icmp|route|pmtu|egress]
+ *                         [--only filter|ids|broadcast|icmp|route|pmtu|
+ *                                 egress|xfrm]
  * (the silent peer is an address on the lab segment that never answers:
  * the crafter's, 198.18.0.100 or 2001:db8::100 by default).
  */
@@ -82,7 +86,7 @@ struct policy_test {
 static void usage(const char *prog)
 {
 	fprintf(stderr, "usage: %s [--family 4|6] [--silent-peer ADDR] "
-		"[--only filter|ids|broadcast|icmp|route|pmtu|egress]\n", prog);
+		"[--only filter|ids|broadcast|icmp|route|pmtu|egress|xfrm]\n", prog);
 	exit(2);
 }
 
@@ -608,6 +612,104 @@ static int write_file(const char *path, const char *text)
 	return (int)n;
 }
 
+/* The first character of the file at @path, or -1. */
+static int read_char(const char *path)
+{
+	char c;
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, &c, 1);
+	close(fd);
+	return n == 1 ? c : -1;
+}
+
+/*
+ * IPsec: with an inbound policy that requires ESP for Homa over loopback,
+ * a cleartext request is dropped by Homa's policy check (drop_policy) and
+ * not delivered; once the policy is gone the client's retries get it
+ * served. (Homa is registered with no_policy, so IP leaves this check to
+ * it; without it the policy would be bypassed.) Needs xfrm_user, which
+ * the debug kernel lacks.
+ */
+static void xfrm_tests(struct policy_test *t)
+{
+	const char *lo = t->family == AF_INET ? "127.0.0.1" : "::1";
+	long long base = homa_metric("drop_policy");
+	long old_timeout = homa_sysctl_read("timeout_ticks");
+	int v = t->family == AF_INET ? 4 : 6;
+	char add[256], del[160], nopol[64];
+	struct homa_ep srv, cli;
+	int old_nopol;
+	union homa_addr dst;
+	struct homa_rx rx;
+	uint64_t id = 0;
+	bool have = false;
+	ssize_t n;
+	int err;
+
+	watchdog_arm(&t->wd, 60, "xfrm");
+	snprintf(add, sizeof(add),
+		 "/sbin/ip -%d xfrm policy add src %s dst %s proto %d dir in "
+		 "tmpl proto esp mode transport level required", v, lo, lo,
+		 IPPROTO_HOMA);
+	snprintf(del, sizeof(del),
+		 "/sbin/ip -%d xfrm policy del src %s dst %s proto %d dir in",
+		 v, lo, lo, IPPROTO_HOMA);
+	/* Loopback skips inbound policy checks (disable_policy): turn that
+	 * off, or the policy would not apply to what we send ourselves. The
+	 * client must not give up while its packets are refused.
+	 */
+	snprintf(nopol, sizeof(nopol), "/proc/sys/net/ipv%d/conf/lo/disable_policy",
+		 v);
+	old_nopol = read_char(nopol);
+	err = write_file(nopol, "0");
+	if (!err)
+		err = homa_sysctl_set("timeout_ticks", 5000);
+	if (!err)
+		err = homa_ep_open(&srv, t->family, SERVER_PORT, 4);
+	if (!err)
+		err = homa_ep_open(&cli, t->family, 0, 4);
+	if (!err)
+		err = run(t, add);
+	have = !err;
+	homa_addr_loopback(&dst, t->family, SERVER_PORT);
+	if (!err)
+		err = request(t, &cli, &dst, &id);
+	if (!expect_errno(&t->k, err, 0, "setup_esp_required_policy_and_request"))
+		goto out;
+	ktap_result(&t->k, base >= 0 &&
+		    homa_metric_rises_to("drop_policy", base + 1, 5000),
+		    "cleartext_request_dropped_by_policy");
+	homa_rx_init(&rx);
+	n = homa_receive(srv.fd, &rx, HOMA_RECVMSG_REQUEST, 0, MSG_DONTWAIT);
+	expect_errno(&t->k, n < 0 ? (int)n : 0, EAGAIN,
+		     "refused_request_not_delivered");
+	ktap_diag(&t->k, "drop_policy +%lld", homa_metric("drop_policy") - base);
+	have = run(t, del) != 0;
+	n = homa_receive(srv.fd, &rx, HOMA_RECVMSG_REQUEST, 0, 0);
+	if (n == 100)
+		err = homa_send_response_buf(srv.fd, &rx.src, rx.ctl.id,
+					     t->buf, 50);
+	else
+		err = n < 0 ? (int)n : -EBADMSG;
+	if (!err)
+		err = rpc_state(&cli, id, 0);
+	expect_errno(&t->k, err, 0, "request_served_after_policy_removed");
+	homa_ep_close(&cli);
+	homa_ep_close(&srv);
+out:
+	if (have)
+		run(t, del);
+	if (old_nopol == '1')
+		write_file(nopol, "1");
+	if (old_timeout > 0)
+		homa_sysctl_set("timeout_ticks", old_timeout);
+	watchdog_disarm(&t->wd);
+}
+
 /* Moves this process into the cgroup at @dir. */
 static int join_cgroup(const char *dir)
 {
@@ -788,6 +890,7 @@ int main(int argc, char **argv)
 		{ "route", route_tests, 3, false, false },
 		{ "pmtu", pmtu_tests, 4, false, false },
 		{ "egress", egress_tests, 4, false, true },
+		{ "xfrm", xfrm_tests, 4, false, true },
 	};
 	static struct policy_test t;
 	const char *silent = NULL, *only = NULL;

@@ -18,8 +18,9 @@ from .util import CACHE, REPO, LabError, digest, file_lock, progress, run
 
 SOURCE_TARBALL = Path("/usr/src/linux-source-6.12.tar.xz")
 DEBUG_FRAGMENT = REPO / "vm" / "debug.config"
-# Distro modules a guest needs, in load order (decompressed into the initramfs).
-DISTRO_KMODS = ["failover", "net_failover", "virtio_net", "sch_netem"]
+# Distro modules a guest needs, in load order (decompressed into the initramfs):
+# the NIC, netem, and xfrm_user so that `ip xfrm` can set IPsec policies.
+DISTRO_KMODS = ["failover", "net_failover", "virtio_net", "sch_netem", "xfrm_algo", "xfrm_user"]
 
 
 @dataclass
