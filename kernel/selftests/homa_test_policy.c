@@ -215,6 +215,27 @@ static int rpc_state(struct homa_ep *ep, uint64_t id, int msg_flags)
 	return n < 0 ? (int)n : 0;
 }
 
+/*
+ * @srv takes the 100-byte request of @cli's RPC @id (waiting for it) and
+ * answers it; @cli gets the response. 0 or -errno.
+ */
+static int serve_request(struct policy_test *t, struct homa_ep *srv,
+			 struct homa_ep *cli, uint64_t id)
+{
+	struct homa_rx rx;
+	ssize_t n;
+	int err;
+
+	homa_rx_init(&rx);
+	n = homa_receive(srv->fd, &rx, HOMA_RECVMSG_REQUEST, 0, 0);
+	if (n == 100)
+		err = homa_send_response_buf(srv->fd, &rx.src, rx.ctl.id,
+					     t->buf, 50);
+	else
+		err = n < 0 ? (int)n : -EBADMSG;
+	return err ? err : rpc_state(cli, id, 0);
+}
+
 /* A drop-all socket filter on the server; the client's retries. */
 static void filter_tests(struct policy_test *t)
 {
@@ -258,14 +279,7 @@ static void filter_tests(struct policy_test *t)
 	/* The client asks again (RESEND), the server does not know the RPC
 	 * (UNKNOWN), the client sends the request again.
 	 */
-	n = homa_receive(srv.fd, &rx, HOMA_RECVMSG_REQUEST, 0, 0);
-	if (n == 100)
-		err = homa_send_response_buf(srv.fd, &rx.src, rx.ctl.id,
-					     t->buf, 50);
-	else
-		err = n < 0 ? (int)n : -EBADMSG;
-	if (!err)
-		err = rpc_state(&cli, id, 0);
+	err = serve_request(t, &srv, &cli, id);
 	expect_errno(&t->k, err, 0, "request_served_after_filter_removed");
 	homa_ep_close(&cli);
 	homa_ep_close(&srv);
@@ -689,14 +703,7 @@ static void xfrm_tests(struct policy_test *t)
 		     "refused_request_not_delivered");
 	ktap_diag(&t->k, "drop_policy +%lld", homa_metric("drop_policy") - base);
 	have = run(t, del) != 0;
-	n = homa_receive(srv.fd, &rx, HOMA_RECVMSG_REQUEST, 0, 0);
-	if (n == 100)
-		err = homa_send_response_buf(srv.fd, &rx.src, rx.ctl.id,
-					     t->buf, 50);
-	else
-		err = n < 0 ? (int)n : -EBADMSG;
-	if (!err)
-		err = rpc_state(&cli, id, 0);
+	err = serve_request(t, &srv, &cli, id);
 	expect_errno(&t->k, err, 0, "request_served_after_policy_removed");
 	homa_ep_close(&cli);
 	homa_ep_close(&srv);
