@@ -51,6 +51,7 @@
 #include <linux/wait.h>
 #include <net/inet_sock.h>
 #include <net/ipv6.h>
+#include <net/netns/generic.h>
 #include <net/sock.h>
 #include <linux/homa.h>
 
@@ -196,51 +197,13 @@ struct homa {
 	 */
 	u32 timer_ticks;
 
-	/* Parameters (sysctl net.homa.*). */
-
-	/** @resend_ticks: silent ticks before the first RESEND. */
-	int resend_ticks;
-
-	/** @resend_interval: ticks between RESENDs. */
-	int resend_interval;
-
-	/** @timeout_ticks: silent ticks before an RPC is aborted. */
-	int timeout_ticks;
-
-	/**
-	 * @resend_peer_limit: most RPCs that may ask one peer for
-	 * retransmission (RESEND) in one tick; the others wait for a later
-	 * tick (resends_deferred).
-	 */
-	int resend_peer_limit;
-
-	/**
-	 * @rexmit_peer_kb: most KiB of message data retransmitted to one
-	 * peer per tick in answer to its RESEND and UNKNOWN packets; packets
-	 * over it are not sent (rexmit_limited) and the peer asks again.
-	 */
-	int rexmit_peer_kb;
-
-	/** @request_ack_ticks: ticks after a response before NEED_ACK. */
-	int request_ack_ticks;
+	/* Module-wide parameters (net.homa.* in the initial namespace). */
 
 	/** @reap_limit: most RPCs freed by one call of homa_rpc_reap(). */
 	int reap_limit;
 
 	/** @dead_buffs_limit: dead RPCs a socket may hold before reaping. */
 	int dead_buffs_limit;
-
-	/**
-	 * @max_server_rpcs: most live server RPCs one socket may have; DATA
-	 * that would create another is dropped (drop_rpc_limit).
-	 */
-	int max_server_rpcs;
-
-	/**
-	 * @max_server_rpcs_per_peer: most live server RPCs one socket may
-	 * have for one client host (address); DATA over it is dropped too.
-	 */
-	int max_server_rpcs_per_peer;
 
 	/**
 	 * @peer_idle_secs: a peer that no RPC refers to is freed once it has
@@ -268,14 +231,82 @@ struct homa {
 	/** @throttle_min_bytes: messages with fewer bytes left never wait. */
 	int throttle_min_bytes;
 
-	/** @max_gso_size: largest skb payload+headers the module builds. */
-	int max_gso_size;
-
-	/** @sysctl_header: registered net.homa table. */
+	/** @sysctl_header: the module-wide net.homa table (initial namespace). */
 	struct ctl_table_header *sysctl_header;
 };
 
 extern struct homa homa_global;
+
+/**
+ * struct homa_net - Homa in one network namespace: the parameters that
+ * govern its sockets (net.homa.* in that namespace, each starting at its
+ * default) and its counters (/proc/net/homa_metrics there). Allocated by
+ * the pernet core (net_generic()); lives as long as the namespace, and so
+ * as long as any of its sockets.
+ */
+struct homa_net {
+	/** @net: the namespace. */
+	struct net *net;
+
+	/** @resend_ticks: silent ticks before the first RESEND. */
+	int resend_ticks;
+
+	/** @resend_interval: ticks between RESENDs. */
+	int resend_interval;
+
+	/** @timeout_ticks: silent ticks before an RPC is aborted. */
+	int timeout_ticks;
+
+	/**
+	 * @resend_peer_limit: most RPCs that may ask one peer for
+	 * retransmission (RESEND) in one tick; the others wait for a later
+	 * tick (resends_deferred).
+	 */
+	int resend_peer_limit;
+
+	/**
+	 * @rexmit_peer_kb: most KiB of message data retransmitted to one
+	 * peer per tick in answer to its RESEND and UNKNOWN packets; packets
+	 * over it are not sent (rexmit_limited) and the peer asks again.
+	 */
+	int rexmit_peer_kb;
+
+	/** @request_ack_ticks: ticks after a response before NEED_ACK. */
+	int request_ack_ticks;
+
+	/**
+	 * @max_server_rpcs: most live server RPCs one socket may have; DATA
+	 * that would create another is dropped (drop_rpc_limit).
+	 */
+	int max_server_rpcs;
+
+	/**
+	 * @max_server_rpcs_per_peer: most live server RPCs one socket may
+	 * have for one client host (address); DATA over it is dropped too.
+	 */
+	int max_server_rpcs_per_peer;
+
+	/** @max_gso_size: largest skb payload+headers the module builds. */
+	int max_gso_size;
+
+	/** @sysctl_header: this namespace's net.homa table. */
+	struct ctl_table_header *sysctl_header;
+
+	/** @metrics: this namespace's counters (per CPU). */
+	struct homa_metrics __percpu *metrics;
+};
+
+extern unsigned int homa_net_id;
+
+/**
+ * homa_net() - Homa's state in a network namespace.
+ * @net: the namespace (Homa's pernet init has run for it).
+ * Return: its struct homa_net.
+ */
+static inline struct homa_net *homa_net(const struct net *net)
+{
+	return net_generic(net, homa_net_id);
+}
 
 /**
  * homa_is_client() - is @id the id of a client RPC (as known locally)?
@@ -354,6 +385,8 @@ int homa_init(struct homa *homa);
 void homa_destroy(struct homa *homa);
 int homa_sysctl_init(struct homa *homa);
 void homa_sysctl_exit(struct homa *homa);
+int homa_net_setup(struct homa_net *hnet, struct net *net);
+void homa_net_teardown(struct homa_net *hnet);
 
 /* homa_incoming.c */
 int homa_softirq(struct sk_buff *skb);
@@ -386,7 +419,7 @@ void homa_offload_exit(void);
 void homa_request_retrans(struct homa_rpc *rpc);
 
 /* homa_timer.c */
-u32 homa_resend_gap(struct homa *homa, int backoff);
+u32 homa_resend_gap(struct homa_net *hnet, int backoff);
 void homa_rpc_timer_arm(struct homa_rpc *rpc, u32 due);
 int homa_timer_main(void *arg);
 void homa_timer(struct homa *homa);

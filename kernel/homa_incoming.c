@@ -55,7 +55,7 @@ static void homa_rfree(struct sk_buff *skb)
 
 	atomic_sub(skb->truesize, &sk->sk_rmem_alloc);
 	atomic_long_sub(skb->truesize, &homa_sk(sk)->homa->rcvmem);
-	HOMA_ADD(rcvmem_bytes, -(s64)skb->truesize);
+	HOMA_GLOBAL_ADD(rcvmem_bytes, -(s64)skb->truesize);
 }
 
 /* Charge @skb to @sk (as skb_set_owner_r(), with our own destructor). */
@@ -66,7 +66,7 @@ static void homa_skb_set_owner_r(struct sk_buff *skb, struct sock *sk)
 	skb->destructor = homa_rfree;
 	atomic_add(skb->truesize, &sk->sk_rmem_alloc);
 	atomic_long_add(skb->truesize, &homa_sk(sk)->homa->rcvmem);
-	HOMA_ADD(rcvmem_bytes, skb->truesize);
+	HOMA_GLOBAL_ADD(rcvmem_bytes, skb->truesize);
 }
 
 /*
@@ -132,12 +132,12 @@ static bool homa_add_packet(struct homa_rpc *rpc, struct sk_buff *skb,
 			need_gap = offset != gap->start && end != gap->end;
 			goto found;
 		}
-		HOMA_INC(drop_duplicate);
+		HOMA_INC(rpc->hsk->hnet, drop_duplicate);
 		return false;
 	}
 found:
 	if (need_gap && msgin->num_gaps >= HOMA_MAX_GAPS_PER_MSG) {
-		HOMA_INC(drop_msg_mem);
+		HOMA_INC(rpc->hsk->hnet, drop_msg_mem);
 		return false;
 	}
 	if (len <= HOMA_RX_COPY_MAX && skb->truesize > HOMA_RX_COPY_TRUESIZE) {
@@ -147,14 +147,14 @@ found:
 	}
 	if (msgin->mem + (int)keep->truesize >
 	    homa_msg_mem_limit(msgin->length)) {
-		HOMA_INC(drop_msg_mem);
+		HOMA_INC(rpc->hsk->hnet, drop_msg_mem);
 		goto refuse;
 	}
 	if (atomic_read(&sk->sk_rmem_alloc) + (int)keep->truesize >
 	    READ_ONCE(sk->sk_rcvbuf) ||
 	    atomic_long_read(&rpc->hsk->homa->rcvmem) + keep->truesize >
 	    (long)READ_ONCE(rpc->hsk->homa->rcvmem_max_kb) * 1024) {
-		HOMA_INC(drop_rcvbuf);
+		HOMA_INC(rpc->hsk->hnet, drop_rcvbuf);
 		goto refuse;
 	}
 	if (need_gap) {
@@ -200,7 +200,7 @@ found:
 	msgin->mem += keep->truesize;
 	__skb_queue_tail(&msgin->packets, keep);
 	msgin->bytes_remaining -= len;
-	HOMA_ADD(bytes_rcvd, len);
+	HOMA_ADD(rpc->hsk->hnet, bytes_rcvd, len);
 	return true;
 
 refuse:
@@ -225,7 +225,7 @@ void homa_request_retrans(struct homa_rpc *rpc)
 		h.offset = 0;
 		h.length = htonl(100);
 		homa_xmit_control(rpc, RESEND, &h, sizeof(h));
-		HOMA_INC(resend_requests_sent);
+		HOMA_INC(rpc->hsk->hnet, resend_requests_sent);
 		return;
 	}
 	list_for_each_entry(gap, &rpc->msgin.gaps, links) {
@@ -234,13 +234,13 @@ void homa_request_retrans(struct homa_rpc *rpc)
 		h.offset = htonl(gap->start);
 		h.length = htonl(gap->end - gap->start);
 		homa_xmit_control(rpc, RESEND, &h, sizeof(h));
-		HOMA_INC(resend_requests_sent);
+		HOMA_INC(rpc->hsk->hnet, resend_requests_sent);
 	}
 	if (rpc->msgin.recv_end < rpc->msgin.length) {
 		h.offset = htonl(rpc->msgin.recv_end);
 		h.length = htonl(rpc->msgin.length - rpc->msgin.recv_end);
 		homa_xmit_control(rpc, RESEND, &h, sizeof(h));
-		HOMA_INC(resend_requests_sent);
+		HOMA_INC(rpc->hsk->hnet, resend_requests_sent);
 	}
 }
 
@@ -259,7 +259,7 @@ static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 		offset = ntohl(h->common.sequence);
 	if (length == 0 || length > HOMA_MAX_MESSAGE_LENGTH || len == 0 ||
 	    offset >= length || len > length - offset) {
-		HOMA_INC(drop_malformed);
+		HOMA_INC(hsk->hnet, drop_malformed);
 		return false;
 	}
 	if (h->ack.client_id)
@@ -267,7 +267,7 @@ static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 
 	if (!rpc) {
 		if (homa_is_client(id)) {
-			HOMA_INC(drop_unknown_rpc);
+			HOMA_INC(hsk->hnet, drop_unknown_rpc);
 			return false;
 		}
 		rpc = homa_rpc_new_server(hsk, saddr, sport, id, length);
@@ -287,11 +287,11 @@ static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 		rpc->msgin.length = length;
 		rpc->msgin.bytes_remaining = length;
 	} else if (rpc->state != RPC_INCOMING) {
-		HOMA_INC(drop_duplicate);
+		HOMA_INC(hsk->hnet, drop_duplicate);
 		return false;
 	}
 	if (rpc->msgin.length != length) {
-		HOMA_INC(drop_malformed);
+		HOMA_INC(hsk->hnet, drop_malformed);
 		return false;
 	}
 
@@ -305,7 +305,7 @@ static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 				list_add_tail(&rpc->buf_links,
 					      &hsk->waiting_for_bufs);
 			}
-			HOMA_INC(drop_no_buffer);
+			HOMA_INC(hsk->hnet, drop_no_buffer);
 			return false;
 		}
 	}
@@ -346,7 +346,7 @@ static void homa_busy_pkt(struct homa_rpc *rpc)
 	if (rpc->busy_backoff < HOMA_BUSY_BACKOFF_MAX)
 		rpc->busy_backoff++;
 	rpc->resend_tick = rpc->live_tick +
-			   homa_resend_gap(rpc->hsk->homa, rpc->busy_backoff);
+			   homa_resend_gap(rpc->hsk->hnet, rpc->busy_backoff);
 }
 
 /* RESEND. */
@@ -429,18 +429,19 @@ static void homa_need_ack_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 }
 
 /* ACK (we are the server). Return false if malformed. */
-static bool homa_ack_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
-			 struct homa_ack *acks, int *num_acks)
+static bool homa_ack_pkt(struct homa_net *hnet, struct homa_rpc *rpc,
+			 struct sk_buff *skb, struct homa_ack *acks,
+			 int *num_acks)
 {
 	struct homa_ack_hdr *h = (struct homa_ack_hdr *)skb->data;
 	int i, count = ntohs(h->num_acks);
 
 	if (count > HOMA_MAX_ACKS_PER_PKT) {
-		HOMA_INC(drop_malformed);
+		HOMA_INC(hnet, drop_malformed);
 		return false;
 	}
 	if (rpc && !homa_is_client(rpc->id)) {
-		HOMA_INC(acks_rcvd);
+		HOMA_INC(hnet, acks_rcvd);
 		homa_rpc_end(rpc);
 	}
 	for (i = 0; i < count; i++)
@@ -465,7 +466,7 @@ static void homa_rpc_acked(struct homa *homa, struct net *net,
 	spin_lock_bh(&hsk->lock);
 	rpc = homa_find_server_rpc(hsk, saddr, 0, id);
 	if (rpc) {
-		HOMA_INC(acks_rcvd);
+		HOMA_INC(hsk->hnet, acks_rcvd);
 		homa_rpc_end(rpc);
 	}
 	spin_unlock_bh(&hsk->lock);
@@ -510,19 +511,19 @@ static void homa_dispatch(struct homa_sock *hsk, struct sk_buff *skb,
 		if (rpc)
 			homa_unknown_pkt(rpc);
 		else
-			HOMA_INC(drop_unknown_rpc);
+			HOMA_INC(hsk->hnet, drop_unknown_rpc);
 		break;
 	case BUSY:
 		if (rpc)
 			homa_busy_pkt(rpc);
 		else
-			HOMA_INC(drop_unknown_rpc);
+			HOMA_INC(hsk->hnet, drop_unknown_rpc);
 		break;
 	case NEED_ACK:
 		homa_need_ack_pkt(hsk, rpc, saddr, sport, id);
 		break;
 	case ACK:
-		homa_ack_pkt(rpc, skb, acks, &num_acks);
+		homa_ack_pkt(hsk->hnet, rpc, skb, acks, &num_acks);
 		break;
 	}
 	spin_unlock_bh(&hsk->lock);
@@ -546,13 +547,13 @@ static void homa_split_gso(struct homa_sock *hsk, struct sk_buff *skb,
 	int pos, n;
 
 	if (seg_len <= (int)sizeof(struct homa_seg_hdr)) {
-		HOMA_INC(drop_malformed);
+		HOMA_INC(hsk->hnet, drop_malformed);
 		goto done;
 	}
 	for (pos = HOMA_DATA_PREFIX_LEN; pos < skb->len; pos += seg_len) {
 		n = min_t(int, seg_len, skb->len - pos);
 		if (n <= (int)sizeof(struct homa_seg_hdr)) {
-			HOMA_INC(drop_malformed);
+			HOMA_INC(hsk->hnet, drop_malformed);
 			break;
 		}
 		nskb = alloc_skb(HOMA_DATA_PREFIX_LEN + n, GFP_ATOMIC);
@@ -562,7 +563,7 @@ static void homa_split_gso(struct homa_sock *hsk, struct sk_buff *skb,
 				  HOMA_DATA_PREFIX_LEN) ||
 		    skb_copy_bits(skb, pos, skb_put(nskb, n), n)) {
 			kfree_skb(nskb);
-			HOMA_INC(drop_malformed);
+			HOMA_INC(hsk->hnet, drop_malformed);
 			break;
 		}
 		nskb->protocol = skb->protocol;
@@ -624,6 +625,7 @@ static bool homa_xfrm_ok(struct sock *sk, struct sk_buff *skb)
  */
 int homa_softirq(struct sk_buff *skb)
 {
+	struct homa_net *hnet = homa_net(dev_net(skb->dev));
 	struct homa *homa = &homa_global;
 	struct homa_common_hdr *h;
 	struct homa_sock *hsk;
@@ -632,26 +634,26 @@ int homa_softirq(struct sk_buff *skb)
 	int type;
 
 	if (!homa_pkt_for_this_host(skb)) {
-		HOMA_INC(drop_not_host);
+		HOMA_INC(hnet, drop_not_host);
 		goto drop;
 	}
 	if (!pskb_may_pull(skb, sizeof(struct homa_common_hdr))) {
-		HOMA_INC(drop_short);
+		HOMA_INC(hnet, drop_short);
 		goto drop;
 	}
 	h = (struct homa_common_hdr *)skb->data;
 	type = h->type;
 	if (type < HOMA_TYPE_MIN || type > HOMA_TYPE_MAX) {
-		HOMA_INC(drop_bad_type);
+		HOMA_INC(hnet, drop_bad_type);
 		goto drop;
 	}
 	min_len = homa_min_len(type);
 	if (skb->len < min_len || !pskb_may_pull(skb, min_len)) {
-		HOMA_INC(drop_short);
+		HOMA_INC(hnet, drop_short);
 		goto drop;
 	}
 	h = (struct homa_common_hdr *)skb->data;
-	HOMA_INC(pkts_rcvd[type - DATA]);
+	HOMA_INC(hnet, pkts_rcvd[type - DATA]);
 	/* DATA's doff covers at least the common header and no more than
 	 * the packet (senders use 52 or 56). In control packets doff means
 	 * nothing: v4 senders leave it uninitialised, and an uninitialised
@@ -660,11 +662,11 @@ int homa_softirq(struct sk_buff *skb)
 	if (type == DATA &&
 	    (homa_doff_bytes(h->doff) > skb->len ||
 	     homa_doff_bytes(h->doff) < sizeof(struct homa_common_hdr))) {
-		HOMA_INC(drop_malformed);
+		HOMA_INC(hnet, drop_malformed);
 		goto drop;
 	}
 	if (type == GRANT || type == CUTOFFS || type == FREEZE) {
-		HOMA_INC(drop_unsupported);
+		HOMA_INC(hnet, drop_unsupported);
 		goto drop;
 	}
 	if (skb->protocol == htons(ETH_P_IPV6))
@@ -672,13 +674,13 @@ int homa_softirq(struct sk_buff *skb)
 	else
 		saddr = homa_ipv4_to_ipv6(ip_hdr(skb)->saddr);
 
-	hsk = homa_sock_find(homa, dev_net(skb->dev), ntohs(h->dport));
+	hsk = homa_sock_find(homa, hnet->net, ntohs(h->dport));
 	if (!hsk) {
 		if (!homa_xfrm_ok(NULL, skb)) {
-			HOMA_INC(drop_policy);
+			HOMA_INC(hnet, drop_policy);
 			goto drop;
 		}
-		HOMA_INC(drop_unknown_socket);
+		HOMA_INC(hnet, drop_unknown_socket);
 		if (skb->protocol == htons(ETH_P_IPV6))
 			icmpv6_send(skb, ICMPV6_DEST_UNREACH,
 				    ICMPV6_PORT_UNREACH, 0);
@@ -688,13 +690,13 @@ int homa_softirq(struct sk_buff *skb)
 		goto drop;
 	}
 	if (!homa_xfrm_ok(&hsk->inet.sk, skb)) {
-		HOMA_INC(drop_policy);
+		HOMA_INC(hnet, drop_policy);
 		goto put;
 	}
 	nf_reset_ct(skb);
 	/* The filter may trim the packet, never below its Homa header. */
 	if (sk_filter_trim_cap(&hsk->inet.sk, skb, min_len)) {
-		HOMA_INC(drop_filter);
+		HOMA_INC(hnet, drop_filter);
 		goto put;
 	}
 	if (type == DATA && skb_is_gso(skb))
@@ -728,22 +730,23 @@ static void homa_icmp_error(struct net *net, const struct in6_addr *daddr,
 			    bool hard)
 {
 	u64 id = be64_to_cpu(h->sender_id);	/* Our own id, as we sent it. */
+	struct homa_net *hnet = homa_net(net);
 	u16 dport = ntohs(h->dport);
 	struct homa_rpc *rpc, *tmp;
 	struct homa_sock *hsk;
 
 	hsk = homa_sock_find(&homa_global, net, ntohs(h->sport));
 	if (!hsk) {
-		HOMA_INC(icmp_ignored);
+		HOMA_INC(hnet, icmp_ignored);
 		return;
 	}
 	spin_lock_bh(&hsk->lock);
 	rpc = homa_find_rpc(hsk, daddr, dport, id);
 	if (!rpc) {
-		HOMA_INC(icmp_ignored);
+		HOMA_INC(hnet, icmp_ignored);
 	} else if (!hard) {
 		rpc->soft_error = error;
-		HOMA_INC(icmp_soft_errors);
+		HOMA_INC(hnet, icmp_soft_errors);
 	} else {
 		list_for_each_entry_safe(rpc, tmp, &hsk->active_rpcs,
 					 active_links) {
@@ -752,7 +755,7 @@ static void homa_icmp_error(struct net *net, const struct in6_addr *daddr,
 			if (error == -ENOTCONN && rpc->dport != dport)
 				continue;
 			/* Clients see @error; server RPCs are freed. */
-			HOMA_INC(icmp_errors);
+			HOMA_INC(hnet, icmp_errors);
 			homa_rpc_abort(rpc, error);
 		}
 	}
@@ -772,6 +775,7 @@ static void homa_icmp_error(struct net *net, const struct in6_addr *daddr,
 static void homa_icmp_pmtu(struct sk_buff *skb, const struct in6_addr *daddr,
 			   const struct homa_common_hdr *h, u32 mtu)
 {
+	struct homa_net *hnet = homa_net(dev_net(skb->dev));
 	u64 id = be64_to_cpu(h->sender_id);
 	u16 dport = ntohs(h->dport);
 	struct homa_rpc *rpc;
@@ -779,19 +783,19 @@ static void homa_icmp_pmtu(struct sk_buff *skb, const struct in6_addr *daddr,
 	bool live;
 	int seg;
 
-	hsk = homa_sock_find(&homa_global, dev_net(skb->dev), ntohs(h->sport));
+	hsk = homa_sock_find(&homa_global, hnet->net, ntohs(h->sport));
 	if (!hsk) {
-		HOMA_INC(icmp_ignored);
+		HOMA_INC(hnet, icmp_ignored);
 		return;
 	}
 	spin_lock_bh(&hsk->lock);
 	live = homa_find_rpc(hsk, daddr, dport, id);
 	spin_unlock_bh(&hsk->lock);
 	if (!live) {
-		HOMA_INC(icmp_ignored);
+		HOMA_INC(hnet, icmp_ignored);
 		goto out;
 	}
-	HOMA_INC(icmp_pmtu);
+	HOMA_INC(hnet, icmp_pmtu);
 	if (homa_sock_is_v6(hsk))
 		ip6_sk_update_pmtu(skb, &hsk->inet.sk, htonl(mtu));
 	else
@@ -820,6 +824,7 @@ out:
  */
 int homa_err_handler_v4(struct sk_buff *skb, u32 info)
 {
+	struct homa_net *hnet = homa_net(dev_net(skb->dev));
 	const struct iphdr *iph = (const struct iphdr *)skb->data;
 	int type = icmp_hdr(skb)->type;
 	int code = icmp_hdr(skb)->code;
@@ -830,7 +835,7 @@ int homa_err_handler_v4(struct sk_buff *skb, u32 info)
 	/* The whole common header must be quoted: its id is the proof. */
 	if (!pskb_may_pull(skb, iph->ihl * 4 +
 			   sizeof(struct homa_common_hdr))) {
-		HOMA_INC(icmp_ignored);
+		HOMA_INC(hnet, icmp_ignored);
 		return 0;
 	}
 	iph = (const struct iphdr *)skb->data;
@@ -842,7 +847,7 @@ int homa_err_handler_v4(struct sk_buff *skb, u32 info)
 			       info);
 		return 0;
 	}
-	homa_icmp_error(dev_net(skb->dev), &addr,
+	homa_icmp_error(hnet->net, &addr,
 			(const struct homa_common_hdr *)(skb->data +
 							 iph->ihl * 4),
 			code == ICMP_PORT_UNREACH ? -ENOTCONN :
@@ -867,6 +872,7 @@ int homa_err_handler_v4(struct sk_buff *skb, u32 info)
 int homa_err_handler_v6(struct sk_buff *skb, struct inet6_skb_parm *opt,
 			u8 type, u8 code, int offset, __be32 info)
 {
+	struct homa_net *hnet = homa_net(dev_net(skb->dev));
 	struct in6_addr addr;
 	bool hard = false;
 	int error = 0;
@@ -881,7 +887,7 @@ int homa_err_handler_v6(struct sk_buff *skb, struct inet6_skb_parm *opt,
 		return 0;
 	}
 	if (!pskb_may_pull(skb, offset + sizeof(struct homa_common_hdr))) {
-		HOMA_INC(icmp_ignored);
+		HOMA_INC(hnet, icmp_ignored);
 		return 0;
 	}
 	addr = ((const struct ipv6hdr *)skb->data)->daddr;
@@ -892,7 +898,7 @@ int homa_err_handler_v6(struct sk_buff *skb, struct inet6_skb_parm *opt,
 			       ntohl(info));
 		return 0;
 	}
-	homa_icmp_error(dev_net(skb->dev), &addr,
+	homa_icmp_error(hnet->net, &addr,
 			(const struct homa_common_hdr *)(skb->data + offset),
 			error, hard);
 	return 0;

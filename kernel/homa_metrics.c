@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 
-/* /proc/net/homa_metrics (names in homa_metrics.h). */
+/* /proc/net/homa_metrics of each network namespace (names in
+ * homa_metrics.h).
+ */
 
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
@@ -8,23 +10,26 @@
 
 #include "homa_impl.h"
 
-DEFINE_PER_CPU(struct homa_metrics, homa_metrics);
-
 static const char * const homa_type_names[HOMA_NUM_TYPES] = {
 	"DATA", "GRANT", "RESEND", "UNKNOWN", "BUSY", "CUTOFFS", "FREEZE",
 	"NEED_ACK", "ACK",
 };
 
-#define HOMA_SUM(field) ({					\
+#define HOMA_SUM_OF(set, field) ({					\
 	s64 sum_ = 0;							\
 	int cpu_;							\
 	for_each_possible_cpu(cpu_)					\
-		sum_ += per_cpu(homa_metrics, cpu_).field;		\
+		sum_ += per_cpu_ptr((set), cpu_)[0].field;		\
 	sum_; })
 
 static int homa_metrics_show(struct seq_file *m, void *v)
 {
+	struct homa_net *hnet = homa_net(seq_file_single_net(m));
+	struct homa_metrics __percpu *global = homa_net(&init_net)->metrics;
+	struct homa_metrics __percpu *set = hnet->metrics;
 	int i;
+
+#define HOMA_SUM(field) HOMA_SUM_OF(set, field)
 
 	for (i = 0; i < HOMA_NUM_TYPES; i++)
 		seq_printf(m, "pkts_sent_%s %lld\n", homa_type_names[i],
@@ -60,7 +65,7 @@ static int homa_metrics_show(struct seq_file *m, void *v)
 	HOMA_SHOW(peers_freed);
 	HOMA_SHOW(drop_rcvbuf);
 	HOMA_SHOW(drop_msg_mem);
-	HOMA_SHOW(rcvmem_bytes);
+	seq_printf(m, "rcvmem_bytes %lld\n", HOMA_SUM_OF(global, rcvmem_bytes));
 	HOMA_SHOW(drop_not_host);
 	HOMA_SHOW(drop_policy);
 	HOMA_SHOW(drop_filter);
@@ -70,30 +75,43 @@ static int homa_metrics_show(struct seq_file *m, void *v)
 	HOMA_SHOW(rexmit_limited);
 	HOMA_SHOW(route_lookups);
 	HOMA_SHOW(icmp_pmtu);
-	HOMA_SHOW(timer_runs);
+	seq_printf(m, "timer_runs %lld\n", HOMA_SUM_OF(global, timer_runs));
 	HOMA_SHOW(timer_checks);
-	HOMA_SHOW(timer_ns);
+	seq_printf(m, "timer_ns %lld\n", HOMA_SUM_OF(global, timer_ns));
 #undef HOMA_SHOW
+#undef HOMA_SUM
 	return 0;
 }
 
 /**
- * homa_metrics_init() - create /proc/net/homa_metrics.
+ * homa_metrics_net_init() - allocate a namespace's counters and create
+ * its /proc/net/homa_metrics.
+ * @hnet: the namespace's Homa state.
  *
  * Return: 0 or -ENOMEM.
  */
-int homa_metrics_init(void)
+int homa_metrics_net_init(struct homa_net *hnet)
 {
-	if (!proc_create_single("homa_metrics", 0444, init_net.proc_net,
-				homa_metrics_show))
+	hnet->metrics = alloc_percpu(struct homa_metrics);
+	if (!hnet->metrics)
 		return -ENOMEM;
+	if (!proc_create_net_single("homa_metrics", 0444, hnet->net->proc_net,
+				    homa_metrics_show, NULL)) {
+		free_percpu(hnet->metrics);
+		hnet->metrics = NULL;
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 /**
- * homa_metrics_exit() - remove /proc/net/homa_metrics.
+ * homa_metrics_net_exit() - remove a namespace's /proc/net/homa_metrics
+ * and free its counters (nothing of the namespace counts any more).
+ * @hnet: the namespace's Homa state.
  */
-void homa_metrics_exit(void)
+void homa_metrics_net_exit(struct homa_net *hnet)
 {
-	remove_proc_entry("homa_metrics", init_net.proc_net);
+	remove_proc_entry("homa_metrics", hnet->net->proc_net);
+	free_percpu(hnet->metrics);
+	hnet->metrics = NULL;
 }

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 
-/* Counters exported in /proc/net/homa_metrics.
+/* Counters exported in /proc/net/homa_metrics, one set per network
+ * namespace: each counts the packets, RPCs and peers of its namespace;
+ * timer_runs, timer_ns and rcvmem_bytes are module-wide and read the same
+ * in every namespace.
  *
  * The file holds one "name value" pair per line, value in decimal. The
  * names are an interface: tests and the packet crafter read them, so they
@@ -197,13 +200,24 @@ struct homa_metrics {
 	u64 timer_ns;
 };
 
-DECLARE_PER_CPU(struct homa_metrics, homa_metrics);
+struct homa_net;
 
-/* Add to a counter from any context (preemption-safe per-CPU add). */
-#define HOMA_ADD(field, n)	this_cpu_add(homa_metrics.field, (n))
-#define HOMA_INC(field)		HOMA_ADD(field, 1)
+/*
+ * Add to a counter of namespace @hnet (struct homa_net) from any context
+ * (preemption-safe per-CPU add).
+ */
+#define HOMA_ADD(hnet, field, n) this_cpu_add((hnet)->metrics[0].field, (n))
+#define HOMA_INC(hnet, field)	HOMA_ADD(hnet, field, 1)
 
-int homa_metrics_init(void);
-void homa_metrics_exit(void);
+/*
+ * The module-wide counters (timer_runs and timer_ns, of the one timer
+ * thread, and rcvmem_bytes, of the receive memory all namespaces share)
+ * are kept in the initial namespace's set; every namespace's file shows
+ * them from there.
+ */
+#define HOMA_GLOBAL_ADD(field, n) HOMA_ADD(homa_net(&init_net), field, (n))
+
+int homa_metrics_net_init(struct homa_net *hnet);
+void homa_metrics_net_exit(struct homa_net *hnet);
 
 #endif /* _HOMA_METRICS_H */

@@ -76,7 +76,7 @@ static struct rtable *homa_route4(struct homa_sock *hsk,
 		if (rt)
 			return rt;
 	}
-	HOMA_INC(route_lookups);
+	HOMA_INC(hsk->hnet, route_lookups);
 	rt = ip_route_output_flow(sock_net(sk), fl4, sk);
 	if (cache && !IS_ERR(rt)) {
 		local_bh_disable();
@@ -109,7 +109,7 @@ static struct dst_entry *homa_route6(struct homa_sock *hsk,
 		if (dst)
 			return dst;
 	}
-	HOMA_INC(route_lookups);
+	HOMA_INC(hsk->hnet, route_lookups);
 	dst = ip6_dst_lookup_flow(sock_net(sk), sk, fl6, NULL);
 	if (cache && !IS_ERR(dst)) {
 		local_bh_disable();
@@ -166,7 +166,7 @@ static int homa_ip_xmit(struct homa_sock *hsk, struct homa_peer *peer,
 		skb_dst_set(skb, &rt->dst);
 		err = ip_queue_xmit(sk, skb, flowi4_to_flowi(&fl4));
 	}
-	HOMA_INC(pkts_sent[type - DATA]);
+	HOMA_INC(hsk->hnet, pkts_sent[type - DATA]);
 	return net_xmit_eval(err);
 }
 
@@ -210,7 +210,7 @@ int homa_rpc_mtu_seg(struct homa_sock *hsk, struct homa_peer *peer)
 		ip_rt_put(rt);
 	}
 	seg = mtu - hsk->ip_header_length - sizeof(struct homa_data_hdr);
-	max = READ_ONCE(hsk->homa->max_gso_size) - hsk->ip_header_length -
+	max = READ_ONCE(hsk->hnet->max_gso_size) - hsk->ip_header_length -
 	      sizeof(struct homa_data_hdr);
 	if (seg > max)
 		seg = max;
@@ -222,7 +222,7 @@ int homa_rpc_mtu_seg(struct homa_sock *hsk, struct homa_peer *peer)
 /* How many segments of @seg bytes one (GSO) skb may carry. */
 static int homa_gso_segs(struct homa_sock *hsk, int seg)
 {
-	int room = READ_ONCE(hsk->homa->max_gso_size) - hsk->ip_header_length -
+	int room = READ_ONCE(hsk->hnet->max_gso_size) - hsk->ip_header_length -
 		   HOMA_DATA_PREFIX_LEN;
 	int n = room / (seg + (int)sizeof(struct homa_seg_hdr));
 
@@ -442,7 +442,7 @@ static void homa_add_to_throttled(struct homa_rpc *rpc)
 added:
 	rpc->msgout.throttled = true;
 	spin_unlock_bh(&homa->throttle_lock);
-	HOMA_INC(throttled_rpcs_added);
+	HOMA_INC(rpc->hsk->hnet, throttled_rpcs_added);
 	wake_up(&homa->pacer_wait);
 }
 
@@ -503,7 +503,7 @@ void homa_xmit_data(struct homa_rpc *rpc, bool force)
 		spin_unlock_bh(&hsk->lock);
 		skb = homa_data_skb(rpc, offset, len, false);
 		if (skb) {
-			HOMA_ADD(bytes_sent, len);
+			HOMA_ADD(hsk->hnet, bytes_sent, len);
 			homa_ip_xmit(hsk, rpc->peer, &rpc->peer->addr, skb);
 		}
 		spin_lock_bh(&hsk->lock);
@@ -521,6 +521,7 @@ void homa_xmit_data(struct homa_rpc *rpc, bool force)
  */
 void homa_resend_data(struct homa_rpc *rpc, int start, int end)
 {
+	struct homa_net *hnet = rpc->hsk->hnet;
 	int seg = rpc->msgout.seg_size;
 	struct sk_buff *skb;
 	int offset, len;
@@ -531,15 +532,15 @@ void homa_resend_data(struct homa_rpc *rpc, int start, int end)
 		len = min(seg, rpc->msgout.length - offset);
 		if (len <= 0)
 			break;
-		if (!homa_peer_rexmit_charge(rpc->hsk->homa, rpc->peer, len)) {
-			HOMA_INC(rexmit_limited);
+		if (!homa_peer_rexmit_charge(hnet, rpc->peer, len)) {
+			HOMA_INC(hnet, rexmit_limited);
 			break;
 		}
 		skb = homa_data_skb(rpc, offset, len, true);
 		if (!skb)
 			break;
-		HOMA_INC(resent_packets);
-		HOMA_ADD(bytes_sent, len);
+		HOMA_INC(hnet, resent_packets);
+		HOMA_ADD(hnet, bytes_sent, len);
 		homa_ip_xmit(rpc->hsk, rpc->peer, &rpc->peer->addr, skb);
 	}
 }

@@ -135,7 +135,7 @@ struct homa_peer *homa_peer_get(struct homa *homa, struct net *net,
 	}
 	hlist_add_head_rcu(&new->links, bucket);
 	spin_unlock_bh(&homa->peer_lock);
-	HOMA_INC(peers_live);
+	HOMA_INC(homa_net(net), peers_live);
 	return new;
 }
 
@@ -158,8 +158,18 @@ static void homa_peer_unlink(struct homa_peer *peer)
 	/* No reference is left, so nobody uses the routes any more. */
 	dst_cache_destroy(&peer->dst_cache);
 	kfree_rcu(peer, rcu);
-	HOMA_ADD(peers_live, -1);
-	HOMA_INC(peers_freed);
+}
+
+/* Free @peer as homa_peer_unlink() does, counted in its namespace (which
+ * is alive: the peer was still in the table).
+ */
+static void homa_peer_free(struct homa_peer *peer)
+{
+	struct homa_net *hnet = homa_net(peer->net);
+
+	homa_peer_unlink(peer);
+	HOMA_ADD(hnet, peers_live, -1);
+	HOMA_INC(hnet, peers_freed);
 }
 
 /**
@@ -194,7 +204,7 @@ void homa_peer_gc(struct homa *homa)
 			 * reference; the peer stays then.
 			 */
 			if (refcount_dec_if_one(&peer->refs))
-				homa_peer_unlink(peer);
+				homa_peer_free(peer);
 		}
 		b = (b + 1) & (HOMA_PEERTAB_BUCKETS - 1);
 	}
@@ -211,16 +221,16 @@ void homa_peer_gc(struct homa *homa)
  * the limit waits 1 + k / limit ticks, at most timeout_ticks),
  * so that the timer looks at each again about when its turn comes rather
  * than at every one in every tick. Timer thread only.
- * @homa: the protocol state.
+ * @hnet: Homa in the peer's namespace (its parameters).
  * @peer: the peer to ask.
  *
  * Return: 0 if the RPC may send its RESENDs now (and is counted), else
  * the ticks to wait.
  */
-u32 homa_peer_resend_wait(struct homa *homa, struct homa_peer *peer)
+u32 homa_peer_resend_wait(struct homa_net *hnet, struct homa_peer *peer)
 {
-	u32 limit = max(READ_ONCE(homa->resend_peer_limit), 1);
-	u32 now = homa->timer_ticks;
+	u32 limit = max(READ_ONCE(hnet->resend_peer_limit), 1);
+	u32 now = homa_ticks_now();
 	u32 excess;
 
 	if (peer->resend_tick != now) {
@@ -231,7 +241,7 @@ u32 homa_peer_resend_wait(struct homa *homa, struct homa_peer *peer)
 	if (excess < limit)
 		return 0;
 	excess -= limit;
-	return min(1 + excess / limit, max(READ_ONCE(homa->timeout_ticks), 1));
+	return min(1 + excess / limit, max(READ_ONCE(hnet->timeout_ticks), 1));
 }
 
 /**
@@ -243,16 +253,16 @@ u32 homa_peer_resend_wait(struct homa *homa, struct homa_peer *peer)
  * well-behaved receiver asks for no more (it asks for at most
  * resend_peer_limit RPCs per tick, 64 KB each, and the default budget is
  * that much); what is refused it asks for again. Any context.
- * @homa:  the protocol state.
+ * @hnet:  Homa in the peer's namespace (its parameters).
  * @peer:  the destination.
  * @bytes: message bytes of the packet about to be retransmitted.
  *
  * Return: true if the bytes were within the budget (and are now counted).
  */
-bool homa_peer_rexmit_charge(struct homa *homa, struct homa_peer *peer,
+bool homa_peer_rexmit_charge(struct homa_net *hnet, struct homa_peer *peer,
 			     int bytes)
 {
-	u32 budget = (u32)READ_ONCE(homa->rexmit_peer_kb) * 1024;
+	u32 budget = (u32)READ_ONCE(hnet->rexmit_peer_kb) * 1024;
 	u32 now = homa_ticks_now();
 	bool ok;
 
@@ -308,15 +318,15 @@ void homa_peer_net_exit(struct homa *homa, struct net *net)
 				continue;
 			if (WARN_ON_ONCE(!refcount_dec_if_one(&peer->refs)))
 				continue;
-			homa_peer_unlink(peer);
+			homa_peer_free(peer);
 		}
 	}
 	spin_unlock_bh(&homa->peer_lock);
 }
 
 /**
- * homa_peertab_destroy() - free every peer (module unload: no socket and
- * no RPC exists any more).
+ * homa_peertab_destroy() - free any peer left (module unload, after every
+ * namespace's exit freed its peers: none should be left).
  * @homa: the protocol state.
  */
 void homa_peertab_destroy(struct homa *homa)
@@ -329,7 +339,10 @@ void homa_peertab_destroy(struct homa *homa)
 	for (i = 0; i < HOMA_PEERTAB_BUCKETS; i++) {
 		hlist_for_each_entry_safe(peer, tmp, &homa->peer_buckets[i],
 					  links) {
-			WARN_ON_ONCE(refcount_read(&peer->refs) != 1);
+			/* Each namespace's exit freed its own (and its
+			 * counters are gone): none should be left.
+			 */
+			WARN_ON_ONCE(1);
 			homa_peer_unlink(peer);
 		}
 	}

@@ -113,8 +113,8 @@ struct homa_peer *homa_peer_get(struct homa *homa, struct net *net,
 				const struct in6_addr *addr, gfp_t gfp);
 void homa_peer_put(struct homa_peer *peer);
 void homa_peer_gc(struct homa *homa);
-u32 homa_peer_resend_wait(struct homa *homa, struct homa_peer *peer);
-bool homa_peer_rexmit_charge(struct homa *homa, struct homa_peer *peer,
+u32 homa_peer_resend_wait(struct homa_net *hnet, struct homa_peer *peer);
+bool homa_peer_rexmit_charge(struct homa_net *hnet, struct homa_peer *peer,
 			     int bytes);
 bool homa_peer_heard_within(struct homa *homa, struct homa_peer *peer,
 			    u32 ticks);

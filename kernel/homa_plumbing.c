@@ -356,9 +356,39 @@ static int homa_getsockopt(struct sock *sk, int level, int optname,
 	return 0;
 }
 
+unsigned int homa_net_id __read_mostly;
+
+/* A network namespace comes into being (or exists when the module loads):
+ * its parameters, net.homa table and counters.
+ */
+static int __net_init homa_net_init(struct net *net)
+{
+	return homa_net_setup(homa_net(net), net);
+}
+
+/* A network namespace is going away: free its peers (review L8), then its
+ * table and counters. Peers hold no reference on their namespace (as
+ * inet_peer); every socket of the namespace, and with it every RPC that
+ * referred to one of its peers, is gone when this runs, so only the table
+ * refers to them.
+ */
+static void __net_exit homa_net_exit(struct net *net)
+{
+	homa_peer_net_exit(&homa_global, net);
+	homa_net_teardown(homa_net(net));
+}
+
+static struct pernet_operations homa_net_ops = {
+	.init = homa_net_init,
+	.exit = homa_net_exit,
+	.id = &homa_net_id,
+	.size = sizeof(struct homa_net),
+};
+
 /*
  * Module init order. Everything a socket uses (the proto structs, the
- * packet handlers, GSO, sysctls, metrics, the timer and pacer threads)
+ * packet handlers, GSO, each namespace's state (pernet: sysctls,
+ * metrics), the module-wide sysctls, the timer and pacer threads)
  * is set up first; the socket types go last, IPv6 (which can fail)
  * before IPv4 (which cannot), so once a user can create a socket no step
  * can fail any more. Were a step to fail after that, sockets created
@@ -368,20 +398,6 @@ static int homa_getsockopt(struct sock *sk, int level, int optname,
  * return -1 when the protocol number is taken, e.g. by another Homa
  * build: that is -EBUSY, not -EPERM.
  */
-/* A network namespace is going away: free its peers (review L8). Peers
- * hold no reference on their namespace (as inet_peer); every socket of the
- * namespace, and with it every RPC that referred to one of its peers, is
- * gone when this runs, so only the table refers to them.
- */
-static void __net_exit homa_net_exit(struct net *net)
-{
-	homa_peer_net_exit(&homa_global, net);
-}
-
-static struct pernet_operations homa_net_ops = {
-	.exit = homa_net_exit,
-};
-
 static int __init homa_load(void)
 {
 	struct homa *homa = &homa_global;
@@ -413,15 +429,12 @@ static int __init homa_load(void)
 	status = homa_sysctl_init(homa);
 	if (status)
 		goto err_offload;
-	status = homa_metrics_init();
-	if (status)
-		goto err_sysctl;
 
 	homa->timer_kthread = kthread_run(homa_timer_main, homa, "homa_timer");
 	if (IS_ERR(homa->timer_kthread)) {
 		status = PTR_ERR(homa->timer_kthread);
 		homa->timer_kthread = NULL;
-		goto err_metrics;
+		goto err_sysctl;
 	}
 	homa->pacer_kthread = kthread_run(homa_pacer_main, homa, "homa_pacer");
 	if (IS_ERR(homa->pacer_kthread)) {
@@ -443,8 +456,6 @@ err_pacer:
 err_timer:
 	kthread_stop(homa->timer_kthread);
 	homa->timer_kthread = NULL;
-err_metrics:
-	homa_metrics_exit();
 err_sysctl:
 	homa_sysctl_exit(homa);
 err_offload:
@@ -477,7 +488,6 @@ static void __exit homa_unload(void)
 		kthread_stop(homa->pacer_kthread);
 	if (homa->timer_kthread)
 		kthread_stop(homa->timer_kthread);
-	homa_metrics_exit();
 	homa_sysctl_exit(homa);
 	homa_offload_exit();
 	inet6_del_protocol(&homav6_net_protocol, IPPROTO_HOMA);

@@ -318,6 +318,6 @@ void homa_pool_check_waiting(struct homa_sock *hsk)
 		 * away (homa_check_rpc()).
 		 */
 		homa_rpc_timer_arm(rpc, rpc->live_tick +
-				   READ_ONCE(hsk->homa->resend_ticks));
+				   READ_ONCE(hsk->hnet->resend_ticks));
 	}
 }

@@ -49,7 +49,7 @@ static struct homa_rpc *homa_rpc_alloc(struct homa_sock *hsk,
 	rpc->msgin.length = -1;
 	__skb_queue_head_init(&rpc->msgin.packets);
 	INIT_LIST_HEAD(&rpc->msgin.gaps);
-	HOMA_INC(rpcs_created);
+	HOMA_INC(hsk->hnet, rpcs_created);
 	return rpc;
 }
 
@@ -81,7 +81,7 @@ struct homa_rpc *homa_rpc_new_client(struct homa_sock *hsk,
 		       &hsk->client_buckets[homa_rpc_hash(rpc->id)]);
 	list_add_tail(&rpc->active_links, &hsk->active_rpcs);
 	homa_rpc_timer_arm(rpc, rpc->live_tick + 1);
-	HOMA_INC(client_rpcs_live);
+	HOMA_INC(hsk->hnet, client_rpcs_live);
 	return rpc;
 }
 
@@ -146,8 +146,8 @@ struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
 	struct homa_peer *peer;
 	struct homa_rpc *rpc = NULL;
 
-	if (hsk->server_rpcs >= READ_ONCE(hsk->homa->max_server_rpcs)) {
-		HOMA_INC(drop_rpc_limit);
+	if (hsk->server_rpcs >= READ_ONCE(hsk->hnet->max_server_rpcs)) {
+		HOMA_INC(hsk->hnet, drop_rpc_limit);
 		return NULL;
 	}
 	peer = homa_peer_get(hsk->homa, sock_net(&hsk->inet.sk), saddr,
@@ -156,8 +156,8 @@ struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
 		return NULL;
 	load = homa_peer_load_find(hsk, peer);
 	if (load && load->count >=
-	    READ_ONCE(hsk->homa->max_server_rpcs_per_peer)) {
-		HOMA_INC(drop_rpc_limit);
+	    READ_ONCE(hsk->hnet->max_server_rpcs_per_peer)) {
+		HOMA_INC(hsk->hnet, drop_rpc_limit);
 		goto done;
 	}
 	if (!load) {
@@ -188,7 +188,7 @@ struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
 		       &hsk->server_buckets[homa_rpc_hash(id)]);
 	list_add_tail(&rpc->active_links, &hsk->active_rpcs);
 	homa_rpc_timer_arm(rpc, rpc->live_tick + 1);
-	HOMA_INC(server_rpcs_live);
+	HOMA_INC(hsk->hnet, server_rpcs_live);
 done:
 	homa_peer_put(peer);	/* The RPC holds its own. */
 	return rpc;
@@ -295,9 +295,9 @@ void homa_rpc_end(struct homa_rpc *rpc)
 	if (rpc->state == RPC_DEAD)
 		return;
 	if (homa_is_client(rpc->id)) {
-		HOMA_ADD(client_rpcs_live, -1);
+		HOMA_ADD(hsk->hnet, client_rpcs_live, -1);
 	} else {
-		HOMA_ADD(server_rpcs_live, -1);
+		HOMA_ADD(hsk->hnet, server_rpcs_live, -1);
 		homa_peer_load_put(hsk, rpc->peer);
 	}
 	rpc->state = RPC_DEAD;
@@ -348,8 +348,8 @@ static void homa_rpc_free_mem(struct homa_rpc *rpc)
 		homa_sock_wmem_uncharge(rpc->hsk, homa_sock_rpc_wmem(rpc));
 	kvfree(rpc->msgout.data);
 	homa_peer_put(rpc->peer);
+	HOMA_INC(rpc->hsk->hnet, rpcs_freed);
 	kfree(rpc);
-	HOMA_INC(rpcs_freed);
 }
 
 /**

@@ -77,6 +77,7 @@ int homa_sock_init(struct homa_sock *hsk, struct homa *homa)
 
 	spin_lock_init(&hsk->lock);
 	hsk->homa = homa;
+	hsk->hnet = homa_net(net);
 	hsk->shutdown = false;
 	hsk->in_table = false;
 	hsk->next_client_id = get_random_u64() & ~1ULL;

@@ -80,6 +80,12 @@ struct homa_sock {
 	/** @homa: the protocol state. */
 	struct homa *homa;
 
+	/**
+	 * @hnet: Homa in the socket's namespace (its parameters and
+	 * counters); valid as long as the socket, which holds the namespace.
+	 */
+	struct homa_net *hnet;
+
 	/** @port: the socket's port (bound or automatic). */
 	u16 port;
 

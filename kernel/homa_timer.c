@@ -51,10 +51,10 @@ static u32 homa_silence(const struct homa_rpc *rpc, u32 now)
  */
 static u32 homa_check_done_server(struct homa_rpc *rpc, u32 now)
 {
-	struct homa *homa = rpc->hsk->homa;
-	u32 timeout = READ_ONCE(homa->timeout_ticks);
+	struct homa_net *hnet = rpc->hsk->hnet;
+	u32 timeout = READ_ONCE(hnet->timeout_ticks);
 	struct homa_need_ack_hdr h = {};
-	u32 req = READ_ONCE(homa->request_ack_ticks);
+	u32 req = READ_ONCE(hnet->request_ack_ticks);
 
 	if (rpc->need_ack_interval == 0) {
 		/* live_tick: when homa_xmit_data() sent the last byte. */
@@ -62,8 +62,8 @@ static u32 homa_check_done_server(struct homa_rpc *rpc, u32 now)
 		rpc->need_ack_interval = max(req, 1U);
 	}
 	if (homa_silence(rpc, now) >= timeout) {
-		HOMA_INC(timeouts);
-		HOMA_INC(ack_timeouts);
+		HOMA_INC(hnet, timeouts);
+		HOMA_INC(hnet, ack_timeouts);
 		homa_rpc_end(rpc);
 		return now;
 	}
@@ -96,11 +96,12 @@ static u32 homa_check_done_server(struct homa_rpc *rpc, u32 now)
  */
 static u32 homa_check_waiting_rpc(struct homa_rpc *rpc, u32 now)
 {
-	u32 timeout = READ_ONCE(rpc->hsk->homa->timeout_ticks);
+	struct homa_net *hnet = rpc->hsk->hnet;
+	u32 timeout = READ_ONCE(hnet->timeout_ticks);
 
 	if (homa_silence(rpc, now) >= timeout) {
-		HOMA_INC(timeouts);
-		HOMA_INC(buf_timeouts);
+		HOMA_INC(hnet, timeouts);
+		HOMA_INC(hnet, buf_timeouts);
 		homa_rpc_end(rpc);
 		return now;
 	}
@@ -120,18 +121,19 @@ static u32 homa_check_waiting_rpc(struct homa_rpc *rpc, u32 now)
 static u32 homa_check_silent_rpc(struct homa_rpc *rpc, u32 now,
 				 bool deferred, u32 since)
 {
-	struct homa *homa = rpc->hsk->homa;
-	u32 timeout = READ_ONCE(homa->timeout_ticks);
-	u32 first = READ_ONCE(homa->resend_ticks);
+	struct homa_net *hnet = rpc->hsk->hnet;
+	u32 timeout = READ_ONCE(hnet->timeout_ticks);
+	u32 first = READ_ONCE(hnet->resend_ticks);
 	u32 wait, timeout_at;
 
-	if (deferred && homa_peer_heard_within(homa, rpc->peer, timeout / 2)) {
+	if (deferred && homa_peer_heard_within(rpc->hsk->homa, rpc->peer,
+					       timeout / 2)) {
 		rpc->live_tick += since;
 		if ((s32)(rpc->live_tick - now) > 0)
 			rpc->live_tick = now;
 	}
 	if (homa_silence(rpc, now) >= timeout) {
-		HOMA_INC(timeouts);
+		HOMA_INC(hnet, timeouts);
 		homa_rpc_abort(rpc, rpc->soft_error ?: -ETIMEDOUT);
 		return now;
 	}
@@ -140,14 +142,14 @@ static u32 homa_check_silent_rpc(struct homa_rpc *rpc, u32 now,
 		return homa_tick_min(rpc->live_tick + first, timeout_at);
 	if ((s32)(now - rpc->resend_tick) < 0)
 		return homa_tick_min(rpc->resend_tick, timeout_at);
-	wait = homa_peer_resend_wait(homa, rpc->peer);
+	wait = homa_peer_resend_wait(hnet, rpc->peer);
 	if (wait) {
-		HOMA_INC(resends_deferred);
+		HOMA_INC(hnet, resends_deferred);
 		rpc->resend_deferred = true;
 		return homa_tick_min(now + wait, timeout_at);
 	}
 	homa_request_retrans(rpc);
-	rpc->resend_tick = now + homa_resend_gap(homa, rpc->busy_backoff);
+	rpc->resend_tick = now + homa_resend_gap(hnet, rpc->busy_backoff);
 	return homa_tick_min(rpc->resend_tick, timeout_at);
 }
 
@@ -192,7 +194,7 @@ static bool homa_check_rpc(struct homa_rpc *rpc, u32 now, u32 *next)
 
 /**
  * homa_resend_gap() - ticks until an RPC's next RESEND.
- * @homa:    the protocol state.
+ * @hnet:    Homa in the RPC's namespace (its parameters).
  * @backoff: BUSY answers since the RPC last made progress.
  *
  * Without BUSYs it is resend_interval, as the spec has it: RESENDs then
@@ -206,10 +208,10 @@ static bool homa_check_rpc(struct homa_rpc *rpc, u32 now, u32 *next)
  *
  * Return: the number of ticks.
  */
-u32 homa_resend_gap(struct homa *homa, int backoff)
+u32 homa_resend_gap(struct homa_net *hnet, int backoff)
 {
-	u32 gap = READ_ONCE(homa->resend_interval);
-	u32 cap = max_t(u32, READ_ONCE(homa->timeout_ticks) / 3, gap);
+	u32 gap = READ_ONCE(hnet->resend_interval);
+	u32 cap = max_t(u32, READ_ONCE(hnet->timeout_ticks) / 3, gap);
 
 	if (backoff <= 0)
 		return gap;
@@ -286,7 +288,7 @@ static void homa_timer_sock(struct homa_sock *hsk, u32 now)
 		list_del_init(&rpc->timer_links);
 		if (hsk->shutdown)
 			continue;
-		HOMA_INC(timer_checks);
+		HOMA_INC(hsk->hnet, timer_checks);
 		if (homa_check_rpc(rpc, now, &next) && rpc->state != RPC_DEAD)
 			homa_timer_place(hsk, rpc, next);
 		if (++n % HOMA_TIMER_BATCH == 0) {
@@ -344,8 +346,8 @@ void homa_timer(struct homa *homa)
 	kfree(socks);
 	/* Idle peers (bounded work per tick). */
 	homa_peer_gc(homa);
-	HOMA_INC(timer_runs);
-	HOMA_ADD(timer_ns, ktime_get_ns() - start);
+	HOMA_GLOBAL_ADD(timer_runs, 1);
+	HOMA_GLOBAL_ADD(timer_ns, ktime_get_ns() - start);
 }
 
 /**

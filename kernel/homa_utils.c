@@ -35,16 +35,8 @@ int homa_init(struct homa *homa)
 	atomic64_set(&homa->link_idle_time, 0);
 	init_waitqueue_head(&homa->pacer_wait);
 
-	homa->resend_ticks = 5;
-	homa->resend_interval = 5;
-	homa->timeout_ticks = 100;
-	homa->resend_peer_limit = 8;
-	homa->rexmit_peer_kb = 8 * HOMA_MAX_RESEND_BYTES / 1024;
-	homa->request_ack_ticks = 2;
 	homa->reap_limit = 10;
 	homa->dead_buffs_limit = 5000;
-	homa->max_server_rpcs = 4096;
-	homa->max_server_rpcs_per_peer = 512;
 	homa->peer_idle_secs = 10;
 	homa->rcvmem_max_kb = clamp_t(u64, nr_free_buffer_pages() / 4 *
 				      (PAGE_SIZE / 1024), 1024, INT_MAX);
@@ -52,7 +44,6 @@ int homa_init(struct homa *homa)
 	homa->link_mbps = 25000;
 	homa->max_nic_queue_ns = 5000;
 	homa->throttle_min_bytes = 200;
-	homa->max_gso_size = 10000;
 	return 0;
 }
 
@@ -82,9 +73,9 @@ static int max_int = INT_MAX;
 static int min_rexmit_kb = HOMA_MAX_RESEND_BYTES / 1024;
 static int max_rexmit_kb = 4 * 1024 * 1024;
 
-#define HOMA_PARAM(name_, min_, max_) {				\
-	.procname	= #name_,					\
-	.data		= &homa_global.name_,				\
+#define HOMA_CTL(data_, procname_, min_, max_) {			\
+	.procname	= (procname_),					\
+	.data		= (data_),					\
 	.maxlen		= sizeof(int),					\
 	.mode		= 0644,						\
 	.proc_handler	= proc_dointvec_minmax,				\
@@ -92,27 +83,42 @@ static int max_rexmit_kb = 4 * 1024 * 1024;
 	.extra2		= (max_),					\
 }
 
+/* Module-wide: they size or pace what all namespaces share. */
+#define HOMA_PARAM(name_, min_, max_)					\
+	HOMA_CTL(&homa_global.name_, #name_, min_, max_)
+
 static struct ctl_table homa_ctl_table[] = {
-	HOMA_PARAM(resend_ticks, &one, &max_ticks),
-	HOMA_PARAM(resend_interval, &one, &max_ticks),
-	HOMA_PARAM(timeout_ticks, &two, &max_ticks),
-	HOMA_PARAM(resend_peer_limit, &one, &max_limit),
-	HOMA_PARAM(rexmit_peer_kb, &min_rexmit_kb, &max_rexmit_kb),
-	HOMA_PARAM(request_ack_ticks, &one, &max_ticks),
 	HOMA_PARAM(reap_limit, &one, &max_limit),
 	HOMA_PARAM(dead_buffs_limit, &one, &max_limit),
-	HOMA_PARAM(max_server_rpcs, &one, &max_limit),
-	HOMA_PARAM(max_server_rpcs_per_peer, &one, &max_limit),
 	HOMA_PARAM(peer_idle_secs, &zero, &max_idle_secs),
 	HOMA_PARAM(rcvmem_max_kb, &min_rcvmem_kb, &max_int),
 	HOMA_PARAM(link_mbps, &one, &max_mbps),
 	HOMA_PARAM(max_nic_queue_ns, &zero, &max_ns),
 	HOMA_PARAM(throttle_min_bytes, &zero, &max_msg),
-	HOMA_PARAM(max_gso_size, &min_gso, &max_gso),
+};
+
+/*
+ * Per namespace: .data holds the offset in struct homa_net until
+ * homa_net_setup() points a copy of the table at its namespace's values.
+ */
+#define HOMA_NET_PARAM(name_, min_, max_)				\
+	HOMA_CTL((void *)offsetof(struct homa_net, name_), #name_, min_, max_)
+
+static const struct ctl_table homa_net_ctl_table[] = {
+	HOMA_NET_PARAM(resend_ticks, &one, &max_ticks),
+	HOMA_NET_PARAM(resend_interval, &one, &max_ticks),
+	HOMA_NET_PARAM(timeout_ticks, &two, &max_ticks),
+	HOMA_NET_PARAM(resend_peer_limit, &one, &max_limit),
+	HOMA_NET_PARAM(rexmit_peer_kb, &min_rexmit_kb, &max_rexmit_kb),
+	HOMA_NET_PARAM(request_ack_ticks, &one, &max_ticks),
+	HOMA_NET_PARAM(max_server_rpcs, &one, &max_limit),
+	HOMA_NET_PARAM(max_server_rpcs_per_peer, &one, &max_limit),
+	HOMA_NET_PARAM(max_gso_size, &min_gso, &max_gso),
 };
 
 /**
- * homa_sysctl_init() - register the net.homa sysctl directory.
+ * homa_sysctl_init() - register the module-wide part of net.homa (in the
+ * initial namespace only; homa_net_setup() adds each namespace's own).
  * @homa: the state whose parameters the table exposes.
  *
  * Return: 0 or -ENOMEM.
@@ -133,4 +139,64 @@ void homa_sysctl_exit(struct homa *homa)
 	if (homa->sysctl_header)
 		unregister_net_sysctl_table(homa->sysctl_header);
 	homa->sysctl_header = NULL;
+}
+
+/**
+ * homa_net_setup() - set up Homa in a network namespace (pernet init):
+ * the parameters at their defaults, its net.homa table and its counters.
+ * @hnet: the namespace's state (zeroed by the pernet core).
+ * @net:  the namespace.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int homa_net_setup(struct homa_net *hnet, struct net *net)
+{
+	struct ctl_table *table;
+	int i, err;
+
+	hnet->net = net;
+	hnet->resend_ticks = 5;
+	hnet->resend_interval = 5;
+	hnet->timeout_ticks = 100;
+	hnet->resend_peer_limit = 8;
+	hnet->rexmit_peer_kb = 8 * HOMA_MAX_RESEND_BYTES / 1024;
+	hnet->request_ack_ticks = 2;
+	hnet->max_server_rpcs = 4096;
+	hnet->max_server_rpcs_per_peer = 512;
+	hnet->max_gso_size = 10000;
+
+	err = homa_metrics_net_init(hnet);
+	if (err)
+		return err;
+	table = kmemdup(homa_net_ctl_table, sizeof(homa_net_ctl_table),
+			GFP_KERNEL);
+	if (!table)
+		goto err_metrics;
+	for (i = 0; i < ARRAY_SIZE(homa_net_ctl_table); i++)
+		table[i].data = (char *)hnet + (uintptr_t)table[i].data;
+	hnet->sysctl_header = register_net_sysctl_sz(net, "net/homa", table,
+						     ARRAY_SIZE(homa_net_ctl_table));
+	if (!hnet->sysctl_header)
+		goto err_table;
+	return 0;
+
+err_table:
+	kfree(table);
+err_metrics:
+	homa_metrics_net_exit(hnet);
+	return -ENOMEM;
+}
+
+/**
+ * homa_net_teardown() - the reverse of homa_net_setup() (pernet exit,
+ * after the namespace's peers are gone).
+ * @hnet: the namespace's state.
+ */
+void homa_net_teardown(struct homa_net *hnet)
+{
+	const struct ctl_table *table = hnet->sysctl_header->ctl_table_arg;
+
+	unregister_net_sysctl_table(hnet->sysctl_header);
+	kfree(table);
+	homa_metrics_net_exit(hnet);
 }
