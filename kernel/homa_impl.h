@@ -22,6 +22,9 @@
  * reference count (one per RPC, one for the table) rather than a lock;
  * see struct homa_peer.
  *
+ * Functions whose kernel-doc says the socket lock is held assert it
+ * (lockdep_assert_held(), checked on the lab's debug kernel).
+ *
  * Never two socket locks at once: work that concerns another socket
  * (acks carried in a packet) is done after the first lock is released.
  * Nothing sleeps while holding any of these locks: user memory is copied

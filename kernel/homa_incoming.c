@@ -118,6 +118,7 @@ static bool homa_add_packet(struct homa_rpc *rpc, struct sk_buff *skb,
 	bool need_gap = false;
 	int end = offset + len;
 
+	lockdep_assert_held(&rpc->hsk->lock);
 	/* Where do the bytes go? Nothing changes before the limits pass. */
 	if (offset >= msgin->recv_end) {
 		gap = NULL;
@@ -221,6 +222,7 @@ void homa_request_retrans(struct homa_rpc *rpc)
 	struct homa_gap *gap;
 	int n = 0;
 
+	lockdep_assert_held(&rpc->hsk->lock);
 	if (rpc->msgin.length < 0) {
 		h.offset = 0;
 		h.length = htonl(100);
@@ -910,6 +912,7 @@ static struct homa_rpc *homa_claim(struct homa_sock *hsk, u64 id, int flags,
 {
 	struct homa_rpc *rpc;
 
+	lockdep_assert_held(&hsk->lock);
 	if (hsk->shutdown) {
 		*err = -ESHUTDOWN;
 		return NULL;

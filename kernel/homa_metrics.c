@@ -24,62 +24,26 @@ static const char * const homa_type_names[HOMA_NUM_TYPES] = {
 
 static int homa_metrics_show(struct seq_file *m, void *v)
 {
-	struct homa_net *hnet = homa_net(seq_file_single_net(m));
-	struct homa_metrics __percpu *global = homa_net(&init_net)->metrics;
-	struct homa_metrics __percpu *set = hnet->metrics;
+	struct net *this_net = seq_file_single_net(m);
+	struct homa_metrics __percpu *net = homa_net(this_net)->metrics;
+	struct homa_metrics __percpu *mod = homa_net(&init_net)->metrics;
 	int i;
-
-#define HOMA_SUM(field) HOMA_SUM_OF(set, field)
 
 	for (i = 0; i < HOMA_NUM_TYPES; i++)
 		seq_printf(m, "pkts_sent_%s %lld\n", homa_type_names[i],
-			   HOMA_SUM(pkts_sent[i]));
+			   HOMA_SUM_OF(net, pkts_sent[i]));
 	for (i = 0; i < HOMA_NUM_TYPES; i++)
 		seq_printf(m, "pkts_rcvd_%s %lld\n", homa_type_names[i],
-			   HOMA_SUM(pkts_rcvd[i]));
-#define HOMA_SHOW(field) seq_printf(m, #field " %lld\n", HOMA_SUM(field))
-	HOMA_SHOW(drop_short);
-	HOMA_SHOW(drop_bad_type);
-	HOMA_SHOW(drop_unknown_socket);
-	HOMA_SHOW(drop_malformed);
-	HOMA_SHOW(drop_unknown_rpc);
-	HOMA_SHOW(drop_unsupported);
-	HOMA_SHOW(drop_duplicate);
-	HOMA_SHOW(drop_no_buffer);
-	HOMA_SHOW(drop_rpc_limit);
-	HOMA_SHOW(buf_timeouts);
-	HOMA_SHOW(resent_packets);
-	HOMA_SHOW(resend_requests_sent);
-	HOMA_SHOW(timeouts);
-	HOMA_SHOW(rpcs_created);
-	HOMA_SHOW(rpcs_freed);
-	HOMA_SHOW(bytes_sent);
-	HOMA_SHOW(bytes_rcvd);
-	HOMA_SHOW(server_rpcs_live);
-	HOMA_SHOW(client_rpcs_live);
-	HOMA_SHOW(throttled_rpcs_added);
-	HOMA_SHOW(icmp_errors);
-	HOMA_SHOW(acks_rcvd);
-	HOMA_SHOW(ack_timeouts);
-	HOMA_SHOW(peers_live);
-	HOMA_SHOW(peers_freed);
-	HOMA_SHOW(drop_rcvbuf);
-	HOMA_SHOW(drop_msg_mem);
-	seq_printf(m, "rcvmem_bytes %lld\n", HOMA_SUM_OF(global, rcvmem_bytes));
-	HOMA_SHOW(drop_not_host);
-	HOMA_SHOW(drop_policy);
-	HOMA_SHOW(drop_filter);
-	HOMA_SHOW(icmp_soft_errors);
-	HOMA_SHOW(icmp_ignored);
-	HOMA_SHOW(resends_deferred);
-	HOMA_SHOW(rexmit_limited);
-	HOMA_SHOW(route_lookups);
-	HOMA_SHOW(icmp_pmtu);
-	seq_printf(m, "timer_runs %lld\n", HOMA_SUM_OF(global, timer_runs));
-	HOMA_SHOW(timer_checks);
-	seq_printf(m, "timer_ns %lld\n", HOMA_SUM_OF(global, timer_ns));
-#undef HOMA_SHOW
-#undef HOMA_SUM
+			   HOMA_SUM_OF(net, pkts_rcvd[i]));
+	/* Each counter from its scope's set: NET or MOD. */
+#define HOMA_SCOPE_NET net
+#define HOMA_SCOPE_MOD mod
+#define HOMA_METRIC(name, scope, ...)					\
+	seq_printf(m, #name " %lld\n", HOMA_SUM_OF(HOMA_SCOPE_##scope, name))
+#include "homa_metrics_list.h"
+#undef HOMA_METRIC
+#undef HOMA_SCOPE_NET
+#undef HOMA_SCOPE_MOD
 	return 0;
 }
 

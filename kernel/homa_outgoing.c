@@ -269,6 +269,7 @@ static int __homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
  */
 int homa_xmit_control(struct homa_rpc *rpc, u8 type, void *hdr, int len)
 {
+	lockdep_assert_held(&rpc->hsk->lock);
 	homa_fill_common(hdr, rpc->hsk->port, rpc->dport, rpc->id, type, len);
 	return __homa_xmit_control(rpc->hsk, rpc->peer, &rpc->peer->addr, hdr,
 				   len);
@@ -454,6 +455,7 @@ void homa_remove_from_throttled(struct homa_rpc *rpc)
 {
 	struct homa *homa = rpc->hsk->homa;
 
+	lockdep_assert_held(&rpc->hsk->lock);
 	spin_lock_bh(&homa->throttle_lock);
 	if (rpc->msgout.throttled) {
 		list_del_init(&rpc->throttled_links);
@@ -477,6 +479,7 @@ void homa_xmit_data(struct homa_rpc *rpc, bool force)
 	int offset, len, left, wire;
 	struct sk_buff *skb;
 
+	lockdep_assert_held(&rpc->hsk->lock);
 	while (rpc->state == RPC_OUTGOING && !rpc->error &&
 	       rpc->msgout.next_xmit < rpc->msgout.length) {
 		offset = rpc->msgout.next_xmit;
@@ -526,6 +529,7 @@ void homa_resend_data(struct homa_rpc *rpc, int start, int end)
 	struct sk_buff *skb;
 	int offset, len;
 
+	lockdep_assert_held(&rpc->hsk->lock);
 	if (!rpc->msgout.data || seg <= 0)
 		return;
 	for (offset = (start / seg) * seg; offset < end; offset += seg) {

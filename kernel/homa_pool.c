@@ -11,6 +11,12 @@
 #include "homa_rpc.h"
 #include "homa_sock.h"
 
+/* The pool is its socket's (struct homa_sock.pool), guarded by its lock. */
+static void homa_pool_assert_locked(struct homa_pool *pool)
+{
+	lockdep_assert_held(&container_of(pool, struct homa_sock, pool)->lock);
+}
+
 /**
  * homa_pool_init() - a pool without a region.
  * @pool: the pool.
@@ -32,6 +38,7 @@ void *homa_pool_detach(struct homa_pool *pool)
 {
 	void *mem = pool->user;
 
+	homa_pool_assert_locked(pool);
 	homa_pool_init(pool);
 	return mem;
 }
@@ -152,6 +159,7 @@ int homa_pool_allocate(struct homa_pool *pool, int length, u32 *offsets,
 	bool tail_fits, new_partial;
 	int needed, i, index;
 
+	homa_pool_assert_locked(pool);
 	if (!pool->refs || length <= 0 || full > HOMA_MAX_BPAGES ||
 	    (full == HOMA_MAX_BPAGES && tail))
 		return -ENOMEM;
@@ -211,6 +219,7 @@ int homa_pool_release(struct homa_pool *pool, int num, const u32 *offsets)
 	u32 index;
 	int i;
 
+	homa_pool_assert_locked(pool);
 	if (num == 0)
 		return 0;
 	if (!pool->refs || num < 0 || num > HOMA_MAX_BPAGES)
@@ -239,6 +248,7 @@ void homa_pool_hand_off(struct homa_pool *pool, int num, const u32 *offsets)
 	u32 off;
 	int i;
 
+	homa_pool_assert_locked(pool);
 	for (i = 0; i < num; i++) {
 		off = offsets[i];
 		if (WARN_ON_ONCE(!pool->user ||
@@ -272,6 +282,7 @@ int homa_pool_release_user(struct homa_pool *pool, int num,
 	u32 off;
 	int i, j;
 
+	homa_pool_assert_locked(pool);
 	if (num == 0)
 		return 0;
 	if (!pool->user || num < 0 || num > HOMA_MAX_BPAGES)
@@ -303,6 +314,7 @@ void homa_pool_check_waiting(struct homa_sock *hsk)
 {
 	struct homa_rpc *rpc;
 
+	lockdep_assert_held(&hsk->lock);
 	while (!list_empty(&hsk->waiting_for_bufs)) {
 		rpc = list_first_entry(&hsk->waiting_for_bufs, struct homa_rpc,
 				       buf_links);

@@ -69,6 +69,7 @@ struct homa_rpc *homa_rpc_new_client(struct homa_sock *hsk,
 	struct homa_rpc *rpc = homa_rpc_alloc(hsk, peer, dport,
 					      GFP_ATOMIC | __GFP_ACCOUNT);
 
+	lockdep_assert_held(&hsk->lock);
 	if (!rpc)
 		return NULL;
 	rpc->id = hsk->next_client_id;
@@ -91,6 +92,7 @@ static struct homa_peer_load *homa_peer_load_find(struct homa_sock *hsk,
 {
 	struct homa_peer_load *load;
 
+	lockdep_assert_held(&hsk->lock);
 	hlist_for_each_entry(load,
 			     &hsk->peer_loads[hash_ptr(peer,
 						       HOMA_PEER_LOAD_BITS)],
@@ -109,6 +111,7 @@ static void homa_peer_load_put(struct homa_sock *hsk, struct homa_peer *peer)
 {
 	struct homa_peer_load *load = homa_peer_load_find(hsk, peer);
 
+	lockdep_assert_held(&hsk->lock);
 	hsk->server_rpcs--;
 	if (WARN_ON_ONCE(!load))
 		return;
@@ -146,6 +149,7 @@ struct homa_rpc *homa_rpc_new_server(struct homa_sock *hsk,
 	struct homa_peer *peer;
 	struct homa_rpc *rpc = NULL;
 
+	lockdep_assert_held(&hsk->lock);
 	if (hsk->server_rpcs >= READ_ONCE(hsk->hnet->max_server_rpcs)) {
 		HOMA_INC(hsk->hnet, drop_rpc_limit);
 		return NULL;
@@ -205,6 +209,7 @@ struct homa_rpc *homa_find_client_rpc(struct homa_sock *hsk, u64 id)
 {
 	struct homa_rpc *rpc;
 
+	lockdep_assert_held(&hsk->lock);
 	hlist_for_each_entry(rpc, &hsk->client_buckets[homa_rpc_hash(id)],
 			     hash_links) {
 		if (rpc->id == id)
@@ -229,6 +234,7 @@ struct homa_rpc *homa_find_server_rpc(struct homa_sock *hsk,
 {
 	struct homa_rpc *rpc;
 
+	lockdep_assert_held(&hsk->lock);
 	hlist_for_each_entry(rpc, &hsk->server_buckets[homa_rpc_hash(id)],
 			     hash_links) {
 		if (rpc->id == id && (port == 0 || rpc->dport == port) &&
@@ -255,6 +261,7 @@ struct homa_rpc *homa_find_rpc(struct homa_sock *hsk,
 {
 	struct homa_rpc *rpc;
 
+	lockdep_assert_held(&hsk->lock);
 	if (!homa_is_client(id))
 		return homa_find_server_rpc(hsk, addr, port, id);
 	rpc = homa_find_client_rpc(hsk, id);
@@ -273,6 +280,7 @@ void homa_rpc_ready(struct homa_rpc *rpc)
 {
 	struct homa_sock *hsk = rpc->hsk;
 
+	lockdep_assert_held(&rpc->hsk->lock);
 	if (rpc->handed_off || !list_empty(&rpc->ready_links) ||
 	    rpc->state == RPC_DEAD)
 		return;
@@ -292,6 +300,7 @@ void homa_rpc_end(struct homa_rpc *rpc)
 {
 	struct homa_sock *hsk = rpc->hsk;
 
+	lockdep_assert_held(&rpc->hsk->lock);
 	if (rpc->state == RPC_DEAD)
 		return;
 	if (homa_is_client(rpc->id)) {
@@ -321,6 +330,7 @@ void homa_rpc_end(struct homa_rpc *rpc)
  */
 void homa_rpc_abort(struct homa_rpc *rpc, int error)
 {
+	lockdep_assert_held(&rpc->hsk->lock);
 	if (rpc->state == RPC_DEAD)
 		return;
 	if (!homa_is_client(rpc->id)) {

@@ -229,6 +229,7 @@ static void homa_timer_place(struct homa_sock *hsk, struct homa_rpc *rpc,
 {
 	u32 first = hsk->wheel_tick + 1;
 
+	lockdep_assert_held(&hsk->lock);
 	if ((s32)(due - first) < 0)
 		due = first;
 	else if (due - first >= HOMA_TIMER_SLOTS - 1)
@@ -247,6 +248,7 @@ static void homa_timer_place(struct homa_sock *hsk, struct homa_rpc *rpc,
  */
 void homa_rpc_timer_arm(struct homa_rpc *rpc, u32 due)
 {
+	lockdep_assert_held(&rpc->hsk->lock);
 	if (rpc->state == RPC_DEAD)
 		return;
 	if (!list_empty(&rpc->timer_links) &&
