@@ -48,9 +48,6 @@
 #define HOMA_MAX_MESSAGE_LENGTH 1000000
 #endif
 
-/* Urgent pointer that marks Homa carried in TCP headers ("TCP hijacking"). */
-#define HOMA_TCP_URGENT		0xb97d
-
 /* Offsets and sizes, all taken from homa_wire.h. */
 #define OFF_COMMON(f)	((int)offsetof(struct homa_common_hdr, f))
 #define OFF_DATA(f)	((int)offsetof(struct homa_data_hdr, f))
@@ -215,18 +212,8 @@ static const fragment_items homa_frag_items = {
 	"Homa message segments"
 };
 
-static const value_string homa_type_vals[] = {
-	{ DATA,		"DATA" },
-	{ GRANT,	"GRANT" },
-	{ RESEND,	"RESEND" },
-	{ RPC_UNKNOWN,	"UNKNOWN" },
-	{ BUSY,		"BUSY" },
-	{ CUTOFFS,	"CUTOFFS" },
-	{ FREEZE,	"FREEZE" },
-	{ NEED_ACK,	"NEED_ACK" },
-	{ ACK,		"ACK" },
-	{ 0, NULL }
-};
+/* Filled from homa_type_name() at registration; ends with { 0, NULL }. */
+static value_string homa_type_vals[HOMA_TYPE_MAX - HOMA_TYPE_MIN + 2];
 
 static const true_false_string tfs_homa_sender = {
 	"Client (request direction)", "Server (response direction)"
@@ -236,33 +223,9 @@ static const true_false_string tfs_homa_sender = {
 /* Header lengths by type.                                            */
 /* ------------------------------------------------------------------ */
 
-/* Full header length of a packet type, 0 for an unknown type. */
-static int homa_type_hdr_len(guint type)
-{
-	switch (type) {
-	case DATA:		return DATA_HDR_LEN;
-	case GRANT:		return (int)sizeof(struct homa_grant_hdr);
-	case RESEND:		return (int)sizeof(struct homa_resend_hdr);
-	case RPC_UNKNOWN:	return (int)sizeof(struct homa_rpc_unknown_hdr);
-	case BUSY:		return (int)sizeof(struct homa_busy_hdr);
-	case CUTOFFS:		return (int)sizeof(struct homa_cutoffs_hdr);
-	case FREEZE:		return (int)sizeof(struct homa_freeze_hdr);
-	case NEED_ACK:		return (int)sizeof(struct homa_need_ack_hdr);
-	case ACK:		return (int)sizeof(struct homa_ack_hdr);
-	default:		return 0;
-	}
-}
-
-/* Shortest packet of a type that a receiver accepts. */
-static int homa_type_min_len(guint type)
-{
-	switch (type) {
-	case DATA:	return (int)HOMA_MIN_LEN_DATA;
-	case RESEND:	return (int)HOMA_MIN_LEN_RESEND;
-	case ACK:	return (int)HOMA_MIN_LEN_ACK;
-	default:	return homa_type_hdr_len(type);
-	}
-}
+/* Header lengths and minimum lengths by type: homa_type_hdr_len() and
+ * homa_type_min_len() in homa_wire.h (0 for a value that is no type).
+ */
 
 /*
  * Does a doff byte agree with the packet type?  DATA announces the bytes a
@@ -272,7 +235,7 @@ static int homa_type_min_len(guint type)
  */
 static gboolean homa_doff_ok(guint type, guint8 doff)
 {
-	int len = homa_type_hdr_len(type);
+	int len = (int)homa_type_hdr_len(type);
 
 	if (len == 0)
 		return TRUE;	/* unknown type: reported separately */
@@ -284,7 +247,7 @@ static gboolean homa_doff_ok(guint type, guint8 doff)
 	if (type == RESEND && doff == homa_doff(HOMA_RESEND_V4_LEN))
 		return TRUE;
 	/* Headers longer than the nibble can say: the largest value. */
-	return len > 60 && doff == 0xf0;
+	return len > HOMA_DOFF_MAX_LEN && doff == homa_doff(HOMA_DOFF_MAX_LEN);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1494,6 +1457,17 @@ static void homa_prefs_apply(void)
 	}
 }
 
+/* The type names come from homa_wire.h, the one list of them. */
+static void homa_fill_type_vals(void)
+{
+	guint t;
+
+	for (t = HOMA_TYPE_MIN; t <= HOMA_TYPE_MAX; t++) {
+		homa_type_vals[t - HOMA_TYPE_MIN].value = t;
+		homa_type_vals[t - HOMA_TYPE_MIN].strptr = homa_type_name(t);
+	}
+}
+
 void proto_register_homa(void)
 {
 	static hf_register_info hf[] = {
@@ -1705,6 +1679,7 @@ void proto_register_homa(void)
 	expert_module_t *expert_homa;
 
 	proto_homa = proto_register_protocol("Homa Transport Protocol", "Homa", "homa");
+	homa_fill_type_vals();
 	proto_register_field_array(proto_homa, hf, array_length(hf));
 	proto_register_subtree_array(ett, array_length(ett));
 	expert_homa = expert_register_protocol(proto_homa);

@@ -22,25 +22,6 @@
 #include "homa_rpc.h"
 #include "homa_sock.h"
 
-/* Smallest packet of each type that is accepted. */
-static unsigned int homa_min_len(int type)
-{
-	switch (type) {
-	case DATA:
-		return HOMA_MIN_LEN_DATA;
-	case RESEND:
-		return HOMA_MIN_LEN_RESEND;
-	case ACK:
-		return HOMA_MIN_LEN_ACK;
-	case GRANT:
-		return sizeof(struct homa_grant_hdr);
-	case CUTOFFS:
-		return sizeof(struct homa_cutoffs_hdr);
-	default:
-		return HOMA_MIN_LEN_CONTROL;
-	}
-}
-
 /*
  * Receive memory (issue 10, item 7). Every DATA skb an incoming message
  * keeps is charged, by its truesize, to the socket's sk_rmem_alloc from
@@ -649,7 +630,7 @@ int homa_softirq(struct sk_buff *skb)
 		HOMA_INC(hnet, drop_bad_type);
 		goto drop;
 	}
-	min_len = homa_min_len(type);
+	min_len = homa_type_min_len(type);
 	if (skb->len < min_len || !pskb_may_pull(skb, min_len)) {
 		HOMA_INC(hnet, drop_short);
 		goto drop;

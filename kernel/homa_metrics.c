@@ -10,11 +10,6 @@
 
 #include "homa_impl.h"
 
-static const char * const homa_type_names[HOMA_NUM_TYPES] = {
-	"DATA", "GRANT", "RESEND", "UNKNOWN", "BUSY", "CUTOFFS", "FREEZE",
-	"NEED_ACK", "ACK",
-};
-
 #define HOMA_SUM_OF(set, field) ({					\
 	s64 sum_ = 0;							\
 	int cpu_;							\
@@ -30,10 +25,12 @@ static int homa_metrics_show(struct seq_file *m, void *v)
 	int i;
 
 	for (i = 0; i < HOMA_NUM_TYPES; i++)
-		seq_printf(m, "pkts_sent_%s %lld\n", homa_type_names[i],
+		seq_printf(m, "pkts_sent_%s %lld\n",
+			   homa_type_name(HOMA_TYPE_MIN + i),
 			   HOMA_SUM_OF(net, pkts_sent[i]));
 	for (i = 0; i < HOMA_NUM_TYPES; i++)
-		seq_printf(m, "pkts_rcvd_%s %lld\n", homa_type_names[i],
+		seq_printf(m, "pkts_rcvd_%s %lld\n",
+			   homa_type_name(HOMA_TYPE_MIN + i),
 			   HOMA_SUM_OF(net, pkts_rcvd[i]));
 	/* Each counter from its scope's set: NET or MOD. */
 #define HOMA_SCOPE_NET net

@@ -230,13 +230,12 @@ static int homa_gso_segs(struct homa_sock *hsk, int seg)
 }
 
 static void homa_fill_common(struct homa_common_hdr *h, u16 sport, u16 dport,
-			     u64 sender_id, u8 type, int hdr_len)
+			     u64 sender_id, u8 type)
 {
 	h->sport = htons(sport);
 	h->dport = htons(dport);
 	h->type = type;
-	/* The nibble holds at most 60 bytes (an ACK has 80). */
-	h->doff = homa_doff(min(hdr_len, 60));
+	h->doff = homa_type_doff(type);
 	h->sender_id = cpu_to_be64(sender_id);
 }
 
@@ -270,7 +269,7 @@ static int __homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
 int homa_xmit_control(struct homa_rpc *rpc, u8 type, void *hdr, int len)
 {
 	lockdep_assert_held(&rpc->hsk->lock);
-	homa_fill_common(hdr, rpc->hsk->port, rpc->dport, rpc->id, type, len);
+	homa_fill_common(hdr, rpc->hsk->port, rpc->dport, rpc->id, type);
 	return __homa_xmit_control(rpc->hsk, rpc->peer, &rpc->peer->addr, hdr,
 				   len);
 }
@@ -290,8 +289,7 @@ int homa_xmit_unknown(struct homa_sock *hsk, const struct in6_addr *daddr,
 {
 	struct homa_rpc_unknown_hdr h = {};
 
-	homa_fill_common(&h.common, hsk->port, dport, local_id, RPC_UNKNOWN,
-			 sizeof(h));
+	homa_fill_common(&h.common, hsk->port, dport, local_id, RPC_UNKNOWN);
 	return __homa_xmit_control(hsk, NULL, daddr, &h, sizeof(h));
 }
 
@@ -303,8 +301,7 @@ static void __homa_send_acks(struct homa_sock *hsk, struct homa_peer *peer,
 {
 	struct homa_ack_hdr h = {};
 
-	homa_fill_common(&h.common, hsk->port, dport, sender_id, ACK,
-			 sizeof(h));
+	homa_fill_common(&h.common, hsk->port, dport, sender_id, ACK);
 	h.num_acks = htons(num_acks);
 	memcpy(h.acks, acks, num_acks * sizeof(*acks));
 	__homa_xmit_control(hsk, peer, daddr, &h, sizeof(h));
@@ -367,7 +364,7 @@ static struct sk_buff *homa_data_skb(struct homa_rpc *rpc, int offset,
 	skb_reserve(skb, HOMA_SKB_HEADROOM);
 	h = skb_put_zero(skb, sizeof(*h));
 	homa_fill_common(&h->common, rpc->hsk->port, rpc->dport, rpc->id,
-			 DATA, HOMA_DATA_PREFIX_LEN);
+			 DATA);
 	h->common.sequence = htonl(offset);
 	h->message_length = htonl(rpc->msgout.length);
 	h->incoming = htonl(rpc->msgout.length);

@@ -277,6 +277,98 @@ struct homa_ack_hdr {
  */
 #define homa_doff_bytes(doff)	((unsigned int)((doff) >> 4) << 2)
 
+/* Longest header a doff nibble can announce (an ACK's 80 bytes cannot). */
+#define HOMA_DOFF_MAX_LEN	60
+
+/*
+ * Urgent pointer of a Homa packet carried in a TCP header (the full Homa
+ * "TCP hijacking" mode): how a receiver tells it from real TCP.
+ */
+#define HOMA_TCP_URGENT		0xb97d
+
+/**
+ * homa_type_hdr_len() - full header length of a packet type.
+ * @type: a &enum homa_packet_type value.
+ *
+ * Return: bytes, or 0 for a value that is no packet type.
+ */
+static inline unsigned int homa_type_hdr_len(unsigned int type)
+{
+	switch (type) {
+	case DATA:
+		return sizeof(struct homa_data_hdr);
+	case GRANT:
+		return sizeof(struct homa_grant_hdr);
+	case RESEND:
+		return sizeof(struct homa_resend_hdr);
+	case RPC_UNKNOWN:
+		return sizeof(struct homa_rpc_unknown_hdr);
+	case BUSY:
+		return sizeof(struct homa_busy_hdr);
+	case CUTOFFS:
+		return sizeof(struct homa_cutoffs_hdr);
+	case FREEZE:
+		return sizeof(struct homa_freeze_hdr);
+	case NEED_ACK:
+		return sizeof(struct homa_need_ack_hdr);
+	case ACK:
+		return sizeof(struct homa_ack_hdr);
+	default:
+		return 0;
+	}
+}
+
+/**
+ * homa_type_min_len() - shortest packet of a type that a receiver takes:
+ * its whole header, except for RESEND, which v4 senders send without the
+ * priority byte (36 bytes).
+ * @type: a &enum homa_packet_type value.
+ *
+ * Return: bytes, or 0 for a value that is no packet type.
+ */
+static inline unsigned int homa_type_min_len(unsigned int type)
+{
+	if (type == RESEND)
+		return HOMA_MIN_LEN_RESEND;
+	return homa_type_hdr_len(type);
+}
+
+/**
+ * homa_type_name() - the name of a packet type, as the spec, the
+ * dissector, the crafter and /proc/net/homa_metrics write it.
+ * @type: a &enum homa_packet_type value.
+ *
+ * Return: the name (RPC_UNKNOWN is "UNKNOWN"), or NULL.
+ */
+static inline const char *homa_type_name(unsigned int type)
+{
+	static const char * const names[] = {
+		"DATA", "GRANT", "RESEND", "UNKNOWN", "BUSY", "CUTOFFS",
+		"FREEZE", "NEED_ACK", "ACK",
+	};
+
+	if (type < HOMA_TYPE_MIN || type > HOMA_TYPE_MAX)
+		return NULL;
+	return names[type - HOMA_TYPE_MIN];
+}
+
+/**
+ * homa_type_doff() - the doff byte a sender writes for a packet type:
+ * for DATA the bytes every GSO segment repeats (HOMA_DATA_PREFIX_LEN),
+ * for the others the header, saturated at HOMA_DOFF_MAX_LEN.
+ * @type: a &enum homa_packet_type value.
+ *
+ * Return: the doff byte (0 for a value that is no packet type).
+ */
+static inline __u8 homa_type_doff(unsigned int type)
+{
+	unsigned int len = homa_type_hdr_len(type);
+
+	if (type == DATA)
+		return homa_doff(HOMA_DATA_PREFIX_LEN);
+	return homa_doff(len < HOMA_DOFF_MAX_LEN ? len : HOMA_DOFF_MAX_LEN);
+}
+
 /* The layout is a wire contract: fail the build if any size moves. */
 static_assert(sizeof(struct homa_common_hdr) == 28, "common header is 28 bytes");
 static_assert(sizeof(struct homa_ack) == 10, "homa_ack is 10 bytes");
@@ -287,5 +379,7 @@ static_assert(sizeof(struct homa_resend_hdr) == 37, "RESEND header is 37 bytes")
 static_assert(sizeof(struct homa_cutoffs_hdr) == 62, "CUTOFFS header is 62 bytes");
 static_assert(sizeof(struct homa_ack_hdr) == 80, "ACK header is 80 bytes");
 static_assert(sizeof(struct homa_ack_hdr) <= HOMA_MAX_HEADER, "max header");
+static_assert(HOMA_MIN_LEN_RESEND == 36, "v4 senders' RESEND is 36 bytes");
+static_assert(HOMA_TYPE_MAX - HOMA_TYPE_MIN + 1 == 9, "nine packet types");
 
 #endif /* _HOMA_WIRE_H */

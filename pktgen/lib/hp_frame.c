@@ -80,46 +80,22 @@ void hp_addrs_reverse(struct hp_addrs *a)
 
 size_t hp_type_hdr_len(unsigned int type)
 {
-	switch (type) {
-	case DATA:	return sizeof(struct homa_data_hdr);
-	case GRANT:	return sizeof(struct homa_grant_hdr);
-	case RESEND:	return sizeof(struct homa_resend_hdr);
-	case RPC_UNKNOWN: return sizeof(struct homa_rpc_unknown_hdr);
-	case BUSY:	return sizeof(struct homa_busy_hdr);
-	case CUTOFFS:	return sizeof(struct homa_cutoffs_hdr);
-	case FREEZE:	return sizeof(struct homa_freeze_hdr);
-	case NEED_ACK:	return sizeof(struct homa_need_ack_hdr);
-	case ACK:	return sizeof(struct homa_ack_hdr);
-	default:	return sizeof(struct homa_common_hdr);
-	}
+	size_t len = homa_type_hdr_len(type);
+
+	/* A value that is no type gets the common header alone. */
+	return len ? len : sizeof(struct homa_common_hdr);
 }
 
 uint8_t hp_default_doff(unsigned int type)
 {
-	size_t hlen = hp_type_hdr_len(type);
-
-	/* DATA: the 52 bytes every GSO segment repeats, as senders do. */
-	if (type == DATA)
-		return homa_doff(HOMA_DATA_PREFIX_LEN);
-	/* The nibble holds at most 60 bytes (ACK has 80): saturate. */
-	return homa_doff(hlen < 60 ? hlen : 60);
+	if (!homa_type_name(type))
+		return homa_doff(sizeof(struct homa_common_hdr));
+	return homa_type_doff(type);
 }
-
-static const struct {
-	unsigned int type;
-	const char *name;
-} type_names[] = {
-	{ DATA, "DATA" }, { GRANT, "GRANT" }, { RESEND, "RESEND" },
-	{ RPC_UNKNOWN, "UNKNOWN" }, { BUSY, "BUSY" }, { CUTOFFS, "CUTOFFS" },
-	{ FREEZE, "FREEZE" }, { NEED_ACK, "NEED_ACK" }, { ACK, "ACK" },
-};
 
 const char *hp_type_name(unsigned int type)
 {
-	for (size_t i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++)
-		if (type_names[i].type == type)
-			return type_names[i].name;
-	return NULL;
+	return homa_type_name(type);
 }
 
 int hp_type_parse(const char *s, unsigned int *type)
@@ -130,9 +106,9 @@ int hp_type_parse(const char *s, unsigned int *type)
 		*type = RPC_UNKNOWN;
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++) {
-		if (strcasecmp(s, type_names[i].name) == 0) {
-			*type = type_names[i].type;
+	for (unsigned int t = HOMA_TYPE_MIN; t <= HOMA_TYPE_MAX; t++) {
+		if (strcasecmp(s, homa_type_name(t)) == 0) {
+			*type = t;
 			return 0;
 		}
 	}
