@@ -412,9 +412,9 @@ void homa_send_acks_addr(struct homa_sock *hsk, const struct in6_addr *daddr,
 void homa_send_acks(struct homa_sock *hsk, struct homa_peer *peer,
 		    u16 dport, u64 sender_id, struct homa_ack *acks,
 		    int num_acks);
-int homa_pacer_main(void *arg);
-void homa_remove_from_throttled(struct homa_rpc *rpc);
 int homa_rpc_mtu_seg(struct homa_sock *hsk, struct homa_peer *peer);
+
+/* homa_offload.c */
 int homa_offload_init(void);
 void homa_offload_exit(void);
 

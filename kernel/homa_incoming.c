@@ -17,6 +17,7 @@
 #include <net/xfrm.h>
 
 #include "homa_impl.h"
+#include "homa_pacer.h"
 #include "homa_peer.h"
 #include "homa_pool.h"
 #include "homa_rpc.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 
-/* Sending: sendmsg, DATA and control packets, and the
- * pacer that keeps the NIC queue short (throttled RPCs in SRPT order).
+/* Sending: sendmsg, DATA and control packets, routes and path MTU (the
+ * pacer is in homa_pacer.c, software GSO in homa_offload.c).
  *
  * A message is copied once into kernel memory (msgout.data). Every packet,
  * first transmission or retransmission, is a fresh skb built from it and
@@ -17,6 +17,7 @@
 #include <net/route.h>
 
 #include "homa_impl.h"
+#include "homa_pacer.h"
 #include "homa_peer.h"
 #include "homa_pool.h"
 #include "homa_rpc.h"
@@ -397,70 +398,6 @@ static struct sk_buff *homa_data_skb(struct homa_rpc *rpc, int offset,
 	return skb;
 }
 
-/* Account for @bytes on the wire; false if the NIC queue is too long
- * (unless @force, which always accounts).
- */
-static bool homa_check_nic_queue(struct homa *homa, int bytes, bool force)
-{
-	u64 now = ktime_get_ns();
-	u64 cost = (u64)bytes * 8000 / max(READ_ONCE(homa->link_mbps), 1);
-	u64 idle, new_idle;
-
-	do {
-		idle = atomic64_read(&homa->link_idle_time);
-		if (!force && idle > now + READ_ONCE(homa->max_nic_queue_ns))
-			return false;
-		new_idle = max(idle, now) + cost;
-	} while (atomic64_cmpxchg(&homa->link_idle_time, idle, new_idle) !=
-		 idle);
-	return true;
-}
-
-static void homa_add_to_throttled(struct homa_rpc *rpc)
-{
-	struct homa *homa = rpc->hsk->homa;
-	struct homa_rpc *cand;
-	int left;
-
-	left = rpc->msgout.length - rpc->msgout.next_xmit;
-	spin_lock_bh(&homa->throttle_lock);
-	if (rpc->msgout.throttled) {
-		spin_unlock_bh(&homa->throttle_lock);
-		return;
-	}
-	list_for_each_entry(cand, &homa->throttled_rpcs, throttled_links) {
-		if (READ_ONCE(cand->msgout.length) -
-		    READ_ONCE(cand->msgout.next_xmit) > left) {
-			list_add_tail(&rpc->throttled_links,
-				      &cand->throttled_links);
-			goto added;
-		}
-	}
-	list_add_tail(&rpc->throttled_links, &homa->throttled_rpcs);
-added:
-	rpc->msgout.throttled = true;
-	spin_unlock_bh(&homa->throttle_lock);
-	HOMA_INC(rpc->hsk->hnet, throttled_rpcs_added);
-	wake_up(&homa->pacer_wait);
-}
-
-/**
- * homa_remove_from_throttled() - take an RPC off the pacer's list.
- * @rpc: the RPC; the socket lock is held.
- */
-void homa_remove_from_throttled(struct homa_rpc *rpc)
-{
-	struct homa *homa = rpc->hsk->homa;
-
-	lockdep_assert_held(&rpc->hsk->lock);
-	spin_lock_bh(&homa->throttle_lock);
-	if (rpc->msgout.throttled) {
-		list_del_init(&rpc->throttled_links);
-		rpc->msgout.throttled = false;
-	}
-	spin_unlock_bh(&homa->throttle_lock);
-}
-
 /**
  * homa_xmit_data() - transmit the untransmitted part of an outgoing
  * message, as far as the NIC queue allows; the rest waits for the pacer.
@@ -695,136 +632,4 @@ free_data:
 put_peer:
 	homa_peer_put(peer);
 	return err;
-}
-
-/* Send throttled packets until the list is empty, in SRPT order. */
-static void homa_pacer_xmit(struct homa *homa)
-{
-	struct homa_sock *hsk;
-	struct homa_rpc *rpc;
-	u64 now, idle, limit;
-
-	while (!kthread_should_stop()) {
-		now = ktime_get_ns();
-		idle = atomic64_read(&homa->link_idle_time);
-		limit = READ_ONCE(homa->max_nic_queue_ns);
-		if (idle > now + limit) {
-			u64 wait_us = (idle - now - limit) / 1000;
-
-			if (wait_us > 1000)
-				wait_us = 1000;
-			if (wait_us < 5)
-				cond_resched();
-			else
-				usleep_range(wait_us, wait_us + 5);
-			continue;
-		}
-		spin_lock_bh(&homa->throttle_lock);
-		if (list_empty(&homa->throttled_rpcs)) {
-			spin_unlock_bh(&homa->throttle_lock);
-			break;
-		}
-		rpc = list_first_entry(&homa->throttled_rpcs, struct homa_rpc,
-				       throttled_links);
-		list_del_init(&rpc->throttled_links);
-		rpc->msgout.throttled = false;
-		hsk = rpc->hsk;
-		homa_rpc_hold(rpc);
-		sock_hold(&hsk->inet.sk);
-		spin_unlock_bh(&homa->throttle_lock);
-
-		spin_lock_bh(&hsk->lock);
-		homa_xmit_data(rpc, true);
-		homa_rpc_put(rpc);
-		spin_unlock_bh(&hsk->lock);
-		sock_put(&hsk->inet.sk);
-		cond_resched();
-	}
-}
-
-/* Software segmentation of a Homa GSO skb (the device cannot do it):
- * skb->data is at the Homa header. Each segment gets a copy of the 52-byte
- * prefix; its sequence is set to its own seg.offset.
- */
-static struct sk_buff *homa_gso_segment(struct sk_buff *skb,
-					netdev_features_t features)
-{
-	struct sk_buff *segs, *seg;
-	struct homa_data_hdr *h;
-	__be32 offset, *p;
-
-	if (!pskb_may_pull(skb, sizeof(struct homa_data_hdr)))
-		return ERR_PTR(-EINVAL);
-	h = (struct homa_data_hdr *)skb->data;
-	if (h->common.type != DATA)
-		return ERR_PTR(-EINVAL);
-	__skb_pull(skb, HOMA_DATA_PREFIX_LEN);
-	segs = skb_segment(skb, features);
-	if (IS_ERR_OR_NULL(segs))
-		return segs;
-	for (seg = segs; seg; seg = seg->next) {
-		p = skb_header_pointer(seg, skb_transport_offset(seg) +
-				       HOMA_DATA_PREFIX_LEN, sizeof(offset),
-				       &offset);
-		if (!p)
-			continue;
-		h = (struct homa_data_hdr *)skb_transport_header(seg);
-		h->common.sequence = *p;
-	}
-	return segs;
-}
-
-static const struct net_offload homa_offload = {
-	.callbacks = {
-		.gso_segment	= homa_gso_segment,
-	},
-};
-
-/**
- * homa_offload_init() - register software GSO for IPv4 and IPv6.
- *
- * Return: 0 or a negative errno.
- */
-int homa_offload_init(void)
-{
-	int err;
-
-	/* Both return -1 when the slot is taken: say -EBUSY, not -EPERM. */
-	err = inet_add_offload(&homa_offload, IPPROTO_HOMA);
-	if (err)
-		return -EBUSY;
-	err = inet6_add_offload(&homa_offload, IPPROTO_HOMA);
-	if (err) {
-		inet_del_offload(&homa_offload, IPPROTO_HOMA);
-		return -EBUSY;
-	}
-	return 0;
-}
-
-/**
- * homa_offload_exit() - unregister what homa_offload_init() registered.
- */
-void homa_offload_exit(void)
-{
-	inet6_del_offload(&homa_offload, IPPROTO_HOMA);
-	inet_del_offload(&homa_offload, IPPROTO_HOMA);
-}
-
-/**
- * homa_pacer_main() - the pacer thread: transmits throttled messages.
- * @arg: the struct homa.
- *
- * Return: 0 when stopped.
- */
-int homa_pacer_main(void *arg)
-{
-	struct homa *homa = arg;
-
-	while (!kthread_should_stop()) {
-		wait_event_interruptible(homa->pacer_wait,
-					 kthread_should_stop() ||
-					 !list_empty(&homa->throttled_rpcs));
-		homa_pacer_xmit(homa);
-	}
-	return 0;
 }

@@ -15,6 +15,7 @@
 #include <net/transp_v6.h>
 
 #include "homa_impl.h"
+#include "homa_pacer.h"
 #include "homa_peer.h"
 #include "homa_pool.h"
 #include "homa_rpc.h"

@@ -7,6 +7,7 @@
 #include <linux/slab.h>
 
 #include "homa_impl.h"
+#include "homa_pacer.h"
 #include "homa_peer.h"
 #include "homa_pool.h"
 #include "homa_rpc.h"
