@@ -418,8 +418,9 @@ int homa_rpc_mtu_seg(struct homa_sock *hsk, struct homa_peer *peer);
 int homa_offload_init(void);
 void homa_offload_exit(void);
 
-/* homa_incoming.c (timer and pool use it) */
+/* homa_incoming.c (the timer, the reaper and recvmsg use them) */
 void homa_request_retrans(struct homa_rpc *rpc);
+void homa_rpc_check_waiting(struct homa_sock *hsk);
 
 /* homa_timer.c */
 u32 homa_resend_gap(struct homa_net *hnet, int backoff);

@@ -228,6 +228,36 @@ void homa_request_retrans(struct homa_rpc *rpc)
 	}
 }
 
+/**
+ * homa_rpc_check_waiting() - give pool space to incoming messages that
+ * wait for it, after bpages came back or a region was set. Each message
+ * that gets space is asked to resend what was dropped meanwhile.
+ * @hsk: the socket; its lock is held.
+ */
+void homa_rpc_check_waiting(struct homa_sock *hsk)
+{
+	struct homa_rpc *rpc;
+
+	lockdep_assert_held(&hsk->lock);
+	while (!list_empty(&hsk->waiting_for_bufs)) {
+		rpc = list_first_entry(&hsk->waiting_for_bufs, struct homa_rpc,
+				       buf_links);
+		if (homa_pool_allocate(&hsk->pool, rpc->msgin.length,
+				       rpc->msgin.bpage_offsets,
+				       &rpc->msgin.num_bpages))
+			break;
+		list_del_init(&rpc->buf_links);
+		rpc->msgin.waiting_for_bufs = false;
+		rpc->live_tick = homa_ticks_now();
+		homa_request_retrans(rpc);
+		/* Now a message that waits for bytes: RESENDs if they stay
+		 * away (homa_check_rpc()).
+		 */
+		homa_rpc_timer_arm(rpc, rpc->live_tick +
+				   READ_ONCE(hsk->hnet->resend_ticks));
+	}
+}
+
 /* DATA. Return true if the skb was kept. */
 static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 			  const struct in6_addr *saddr, u16 sport, u64 id,
@@ -1033,7 +1063,7 @@ static void homa_recvmsg_take_back(struct homa_sock *hsk,
 	for (i = 0; i < control->num_bpages; i++)
 		homa_pool_release_user(&hsk->pool, 1,
 				       &control->bpage_offsets[i]);
-	homa_pool_check_waiting(hsk);
+	homa_rpc_check_waiting(hsk);
 	spin_unlock_bh(&hsk->lock);
 }
 
@@ -1075,7 +1105,7 @@ int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 						control.num_bpages,
 						control.bpage_offsets);
 		if (result == 0)
-			homa_pool_check_waiting(hsk);
+			homa_rpc_check_waiting(hsk);
 	}
 	spin_unlock_bh(&hsk->lock);
 	if (result)

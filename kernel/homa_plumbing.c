@@ -315,6 +315,7 @@ static int homa_setsockopt(struct sock *sk, int level, int optname,
 {
 	struct homa_sock *hsk = homa_sk(sk);
 	struct homa_rcvbuf_args args;
+	int err;
 
 	if (level != IPPROTO_HOMA || optname != SO_HOMA_RCVBUF)
 		return -ENOPROTOOPT;
@@ -329,7 +330,15 @@ static int homa_setsockopt(struct sock *sk, int level, int optname,
 		return -EINVAL;
 	if (!access_ok(u64_to_user_ptr(args.start), args.length))
 		return -EFAULT;
-	return homa_pool_set_region(hsk, args.start, args.length);
+	err = homa_pool_set_region(hsk, args.start, args.length);
+	if (err)
+		return err;
+	/* Messages may have been waiting for a buffer region. */
+	spin_lock_bh(&hsk->lock);
+	if (!hsk->shutdown)
+		homa_rpc_check_waiting(hsk);
+	spin_unlock_bh(&hsk->lock);
+	return 0;
 }
 
 static int homa_getsockopt(struct sock *sk, int level, int optname,

@@ -8,7 +8,6 @@
 
 #include "homa_impl.h"
 #include "homa_pool.h"
-#include "homa_rpc.h"
 #include "homa_sock.h"
 
 /* The pool is its socket's (struct homa_sock.pool), guarded by its lock. */
@@ -58,8 +57,9 @@ static int homa_pool_in_use(const struct homa_pool *pool)
 
 /**
  * homa_pool_set_region() - give the socket's pool a (new) region. A region
- * can be replaced only while none of its bpages is in use. Messages that
- * waited for space are then given some.
+ * can be replaced only while none of its bpages is in use. The caller
+ * then gives space to messages that waited for it
+ * (homa_rpc_check_waiting()).
  * @hsk:    the socket; its lock is not held (this function sleeps).
  * @start:  page-aligned user address (checked by the caller).
  * @length: bytes, 2 bpages to HOMA_MAX_REGION_LENGTH.
@@ -103,8 +103,6 @@ int homa_pool_set_region(struct homa_sock *hsk, u64 start, u64 length)
 		pool->partial = -1;
 		pool->partial_used = 0;
 		pool->next_scan = 0;
-		/* Messages may have been waiting for a buffer region. */
-		homa_pool_check_waiting(hsk);
 		err = 0;
 	}
 	spin_unlock_bh(&hsk->lock);
@@ -302,34 +300,4 @@ int homa_pool_release_user(struct homa_pool *pool, int num,
 		homa_pool_put_bpage(pool, offsets[i] >> HOMA_BPAGE_SHIFT);
 	}
 	return 0;
-}
-
-/**
- * homa_pool_check_waiting() - give space to messages that wait for it,
- * after bpages came back. Each message that gets space is asked to resend
- * what was dropped meanwhile.
- * @hsk: the socket; its lock is held.
- */
-void homa_pool_check_waiting(struct homa_sock *hsk)
-{
-	struct homa_rpc *rpc;
-
-	lockdep_assert_held(&hsk->lock);
-	while (!list_empty(&hsk->waiting_for_bufs)) {
-		rpc = list_first_entry(&hsk->waiting_for_bufs, struct homa_rpc,
-				       buf_links);
-		if (homa_pool_allocate(&hsk->pool, rpc->msgin.length,
-				       rpc->msgin.bpage_offsets,
-				       &rpc->msgin.num_bpages))
-			break;
-		list_del_init(&rpc->buf_links);
-		rpc->msgin.waiting_for_bufs = false;
-		rpc->live_tick = homa_ticks_now();
-		homa_request_retrans(rpc);
-		/* Now a message that waits for bytes: RESENDs if they stay
-		 * away (homa_check_rpc()).
-		 */
-		homa_rpc_timer_arm(rpc, rpc->live_tick +
-				   READ_ONCE(hsk->hnet->resend_ticks));
-	}
 }

@@ -84,6 +84,5 @@ int homa_pool_release(struct homa_pool *pool, int num, const u32 *offsets);
 void homa_pool_hand_off(struct homa_pool *pool, int num, const u32 *offsets);
 int homa_pool_release_user(struct homa_pool *pool, int num,
 			   const u32 *offsets);
-void homa_pool_check_waiting(struct homa_sock *hsk);
 
 #endif /* _HOMA_POOL_H */

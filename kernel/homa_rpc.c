@@ -398,7 +398,7 @@ int homa_rpc_reap(struct homa_sock *hsk, int limit)
 	 * recvmsg may come: the application can be asleep in one).
 	 */
 	if (released && !hsk->shutdown)
-		homa_pool_check_waiting(hsk);
+		homa_rpc_check_waiting(hsk);
 	spin_unlock_bh(&hsk->lock);
 
 	list_for_each_entry_safe(rpc, tmp, &victims, active_links) {

@@ -82,7 +82,7 @@ static u32 homa_check_done_server(struct homa_rpc *rpc, u32 now)
  * so it must not count as the sender's silence. But a server RPC is made
  * by any host with one DATA packet that claims more than the pool can
  * give, and under that rule it (and the pool space it blocks, see
- * homa_pool_check_waiting()) lives forever. So server RPCs count silence
+ * homa_rpc_check_waiting()) lives forever. So server RPCs count silence
  * while they wait. A live client needs no help from us to be heard: while
  * it has no response its own timer sends a RESEND every resend_interval
  * ticks, and each counts as life (homa_resend_pkt() answers BUSY, which
@@ -91,7 +91,7 @@ static u32 homa_check_done_server(struct homa_rpc *rpc, u32 now)
  * a client that is gone, or never existed, is silent for timeout_ticks.
  * Nothing is asked of the sender meanwhile: what it sent now would be
  * dropped. Client RPCs keep the seed's rule (homa_check_rpc() leaves
- * them alone until homa_pool_check_waiting() arms them): the local
+ * them alone until homa_rpc_check_waiting() arms them): the local
  * application made them, and it holds the bpages they wait for.
  */
 static u32 homa_check_waiting_rpc(struct homa_rpc *rpc, u32 now)
