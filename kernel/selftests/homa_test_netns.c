@@ -567,22 +567,20 @@ static long long agent_value(struct netns_test *t, struct ns_agent *a,
 }
 
 /* child_has_per_namespace_sysctls */
-static void test_child_sysctls(struct netns_test *t)
+static bool test_child_sysctls(struct netns_test *t)
 {
 	struct ns_agent child;
 	bool ok = true;
 	long long v;
 	size_t i;
 
-	watchdog_arm(&t->wd, 30, "child_has_per_namespace_sysctls");
 	if (t->timeout_err) {
 		ktap_diag(&t->k, "initial namespace: timeout_ticks %d: %s",
 			  INIT_TIMEOUT_TICKS, errno_name(t->timeout_err));
 		ok = false;
 	}
 	if (!agent_start(t, &child, "child namespace")) {
-		ok = false;
-		goto out;
+		return false;
 	}
 	for (i = 0; i < ARRAY_SIZE(per_ns_sysctls); i++) {
 		v = agent_value(t, &child, NS_SYSCTL_READ,
@@ -596,13 +594,11 @@ static void test_child_sysctls(struct netns_test *t)
 				  per_ns_sysctls[i].def);
 	}
 	agent_stop(t, &child);
-out:
-	ktap_result(&t->k, ok, "child_has_per_namespace_sysctls");
-	watchdog_disarm(&t->wd);
+	return ok;
 }
 
 /* child_lacks_module_wide_sysctls */
-static void test_child_lacks_module_wide(struct netns_test *t)
+static bool test_child_lacks_module_wide(struct netns_test *t)
 {
 	struct ns_agent init, child;
 	char path[128];
@@ -610,11 +606,9 @@ static void test_child_lacks_module_wide(struct netns_test *t)
 	bool ok = true;
 	size_t i;
 
-	watchdog_arm(&t->wd, 30, "child_lacks_module_wide_sysctls");
 	agent_init(&init, t->family);
 	if (!agent_start(t, &child, "child namespace")) {
-		ok = false;
-		goto out;
+		return false;
 	}
 	/* Absent names mean something only where the directory exists. */
 	ok = agent_do(t, &child, NS_STAT, SYSCTL_DIR, 0, &r);
@@ -633,9 +627,7 @@ static void test_child_lacks_module_wide(struct netns_test *t)
 				  module_wide_sysctls[i]);
 	}
 	agent_stop(t, &child);
-out:
-	ktap_result(&t->k, ok, "child_lacks_module_wide_sysctls");
-	watchdog_disarm(&t->wd);
+	return ok;
 }
 
 /* Whether timeout_ticks of @a's namespace is @want (else a diagnostic). */
@@ -652,17 +644,15 @@ static bool timeout_is(struct netns_test *t, struct ns_agent *a, long want)
 }
 
 /* sysctl_write_stays_in_namespace */
-static void test_sysctl_write(struct netns_test *t)
+static bool test_sysctl_write(struct netns_test *t)
 {
 	struct ns_agent init, child;
 	struct ns_reply r;
 	bool ok = !t->timeout_err;
 
-	watchdog_arm(&t->wd, 30, "sysctl_write_stays_in_namespace");
 	agent_init(&init, t->family);
 	if (!agent_start(t, &child, "child namespace")) {
-		ok = false;
-		goto out;
+		return false;
 	}
 	/* The child's write, seen in the child only. */
 	ok = agent_do(t, &child, NS_SYSCTL_WRITE, "timeout_ticks",
@@ -677,25 +667,20 @@ static void test_sysctl_write(struct netns_test *t)
 	agent_do(t, &init, NS_SYSCTL_WRITE, "timeout_ticks",
 		 INIT_TIMEOUT_TICKS, &r);
 	agent_stop(t, &child);
-out:
-	ktap_result(&t->k, ok, "sysctl_write_stays_in_namespace");
-	watchdog_disarm(&t->wd);
+	return ok;
 }
 
 /* child_has_own_metrics */
-static void test_child_metrics(struct netns_test *t)
+static bool test_child_metrics(struct netns_test *t)
 {
 	long long c0 = -1, c1 = -1, fresh = -1, i0, i1;
 	struct ns_agent init, child;
 	struct ns_reply r;
 	bool echoed = false, ok;
 
-	watchdog_arm(&t->wd, 60, "child_has_own_metrics");
 	agent_init(&init, t->family);
 	if (!agent_start(t, &child, "child namespace")) {
-		ktap_result(&t->k, false, "child_has_own_metrics");
-		watchdog_disarm(&t->wd);
-		return;
+		return false;
 	}
 	c0 = agent_value(t, &child, NS_METRIC, "rpcs_created");
 	i0 = agent_value(t, &init, NS_METRIC, "rpcs_created");
@@ -712,12 +697,11 @@ static void test_child_metrics(struct netns_test *t)
 		  c0, c1, r.value, ECHO_RPCS, i0, i1, fresh);
 	ok = echoed && c0 == 0 && c1 >= 2 * ECHO_RPCS && i0 >= 0 &&
 	     i1 == i0 && fresh == 0;
-	ktap_result(&t->k, ok, "child_has_own_metrics");
-	watchdog_disarm(&t->wd);
+	return ok;
 }
 
 /* module_wide_metrics_same_in_child */
-static void test_module_wide_metrics(struct netns_test *t)
+static bool test_module_wide_metrics(struct netns_test *t)
 {
 	static const char *const names[] = {
 		"timer_runs", "timer_ns", "rcvmem_bytes"
@@ -728,12 +712,9 @@ static void test_module_wide_metrics(struct netns_test *t)
 	bool ok;
 	size_t i;
 
-	watchdog_arm(&t->wd, 30, "module_wide_metrics_same_in_child");
 	agent_init(&init, t->family);
 	if (!agent_start(t, &child, "child namespace")) {
-		ktap_result(&t->k, false, "module_wide_metrics_same_in_child");
-		watchdog_disarm(&t->wd);
-		return;
+		return false;
 	}
 	/* Unread requests in the initial namespace keep receive memory. */
 	ok = agent_do(t, &init, NS_HOLD_START, NULL, HOLD_RPCS, &r);
@@ -752,19 +733,17 @@ static void test_module_wide_metrics(struct netns_test *t)
 		     v[1][i] <= v[2][i];
 	/* The gauge does not move while the requests wait. */
 	ok = ok && v[0][2] > 0 && v[1][2] == v[0][2] && v[2][2] == v[0][2];
-	ktap_result(&t->k, ok, "module_wide_metrics_same_in_child");
-	watchdog_disarm(&t->wd);
+	return ok;
 }
 
 /* limit_applies_per_namespace */
-static void test_limit_per_namespace(struct netns_test *t)
+static bool test_limit_per_namespace(struct netns_test *t)
 {
 	long long d0, d1, d2, max_rpcs, max_peer;
 	struct ns_agent init, child;
 	struct ns_reply rc, ri;
 	bool ok = true;
 
-	watchdog_arm(&t->wd, 60, "limit_applies_per_namespace");
 	agent_init(&init, t->family);
 	memset(&rc, 0, sizeof(rc));
 	memset(&ri, 0, sizeof(ri));
@@ -777,8 +756,7 @@ static void test_limit_per_namespace(struct netns_test *t)
 		ok = false;
 	}
 	if (!agent_start(t, &child, "child namespace")) {
-		ok = false;
-		goto out;
+		return false;
 	}
 	ok = agent_do(t, &child, NS_SYSCTL_WRITE, "max_server_rpcs", 1, &rc) &&
 	     ok;
@@ -796,13 +774,11 @@ static void test_limit_per_namespace(struct netns_test *t)
 	ok = ok && rc.value >= HOLD_RPCS - 1 && rc.value2 == 1 &&
 	     d0 >= 0 && d1 == d0 && ri.value == 0 && ri.value2 == HOLD_RPCS &&
 	     d2 == d1;
-out:
-	ktap_result(&t->k, ok, "limit_applies_per_namespace");
-	watchdog_disarm(&t->wd);
+	return ok;
 }
 
 /* dead_namespace_peers_freed */
-static void test_dead_namespace_peers(struct netns_test *t)
+static bool test_dead_namespace_peers(struct netns_test *t)
 {
 	long long before, after, ino[PEER_NAMESPACES];
 	int i, j, reused = 0, failed = 0;
@@ -812,7 +788,6 @@ static void test_dead_namespace_peers(struct netns_test *t)
 	char name[48];
 	bool echoed;
 
-	watchdog_arm(&t->wd, 120, "dead_namespace_peers_freed");
 	for (i = 0; i < PEER_NAMESPACES; i++) {
 		snprintf(name, sizeof(name), "child namespace %d", i);
 		if (!agent_start(t, &child, name))
@@ -843,10 +818,25 @@ static void test_dead_namespace_peers(struct netns_test *t)
 	}
 	ktap_diag(&t->k, "measured: %d namespaces, %d wrong, %d with the inode number of one already dead (freed before it was made)",
 		  i, failed, reused);
-	ktap_result(&t->k, i == PEER_NAMESPACES && failed == 0,
-		    "dead_namespace_peers_freed");
-	watchdog_disarm(&t->wd);
+	return i == PEER_NAMESPACES && failed == 0;
 }
+
+/* The cases, in order: name, watchdog seconds, the check. */
+struct netns_case {
+	const char *name;
+	unsigned int timeout_s;
+	bool (*run)(struct netns_test *t);
+};
+
+static const struct netns_case netns_cases[] = {
+	{ "child_has_per_namespace_sysctls", 30, test_child_sysctls },
+	{ "child_lacks_module_wide_sysctls", 30, test_child_lacks_module_wide },
+	{ "sysctl_write_stays_in_namespace", 30, test_sysctl_write },
+	{ "child_has_own_metrics", 60, test_child_metrics },
+	{ "module_wide_metrics_same_in_child", 30, test_module_wide_metrics },
+	{ "limit_applies_per_namespace", 60, test_limit_per_namespace },
+	{ "dead_namespace_peers_freed", 120, test_dead_namespace_peers },
+};
 
 static void usage(const char *prog)
 {
@@ -861,11 +851,13 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct netns_test t;
-	int c, status;
+	const struct netns_case *c;
+	int opt, status;
+	size_t i;
 
 	t.family = AF_INET;
-	while ((c = getopt_long(argc, argv, "f:", opts, NULL)) != -1) {
-		if (c != 'f')
+	while ((opt = getopt_long(argc, argv, "f:", opts, NULL)) != -1) {
+		if (opt != 'f')
 			usage(argv[0]);
 		t.family = homa_family_parse(optarg);
 	}
@@ -874,7 +866,7 @@ int main(int argc, char **argv)
 	/* A namespace's process that died must not kill us on a write. */
 	signal(SIGPIPE, SIG_IGN);
 
-	ktap_start(&t.k, 7);
+	ktap_start(&t.k, ARRAY_SIZE(netns_cases));
 	ktap_diag(&t.k, "IPv%d", t.family == AF_INET ? 4 : 6);
 	if (watchdog_start(&t.wd, &t.k))
 		ktap_diag(&t.k, "watchdog thread did not start");
@@ -882,13 +874,12 @@ int main(int argc, char **argv)
 	t.timeout_err = t.old_timeout < 0 ? -ENOENT :
 			homa_sysctl_set("timeout_ticks", INIT_TIMEOUT_TICKS);
 
-	test_child_sysctls(&t);
-	test_child_lacks_module_wide(&t);
-	test_sysctl_write(&t);
-	test_child_metrics(&t);
-	test_module_wide_metrics(&t);
-	test_limit_per_namespace(&t);
-	test_dead_namespace_peers(&t);
+	for (i = 0; i < ARRAY_SIZE(netns_cases); i++) {
+		c = &netns_cases[i];
+		watchdog_arm(&t.wd, c->timeout_s, c->name);
+		ktap_result(&t.k, c->run(&t), "%s", c->name);
+		watchdog_disarm(&t.wd);
+	}
 
 	if (t.old_timeout > 0 &&
 	    homa_sysctl_set("timeout_ticks", t.old_timeout))
