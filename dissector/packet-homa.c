@@ -240,14 +240,14 @@ static gboolean homa_doff_ok(guint type, guint8 doff)
 	if (len == 0)
 		return TRUE;	/* unknown type: reported separately */
 	if (type == DATA)
-		return doff == homa_doff(HOMA_DATA_PREFIX_LEN) ||
+		return doff == homa_type_doff(DATA) ||
 		       doff == homa_doff(sizeof(struct homa_data_hdr));
-	if (doff == 0 || doff == homa_doff(len))
+	/* What senders write (homa_type_doff(): saturated for headers the
+	 * nibble cannot say), the header length as such, or v4's 0.
+	 */
+	if (doff == 0 || doff == homa_type_doff(type) || doff == homa_doff(len))
 		return TRUE;
-	if (type == RESEND && doff == homa_doff(HOMA_RESEND_V4_LEN))
-		return TRUE;
-	/* Headers longer than the nibble can say: the largest value. */
-	return len > HOMA_DOFF_MAX_LEN && doff == homa_doff(HOMA_DOFF_MAX_LEN);
+	return type == RESEND && doff == homa_doff(HOMA_RESEND_V4_LEN);
 }
 
 /* ------------------------------------------------------------------ */
