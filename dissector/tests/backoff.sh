@@ -13,10 +13,11 @@
 #     more than four times (the capture shows the behaviour at all);
 #   - at least 90% of RESENDs drew a BUSY (one per RESEND, same RPC);
 #   - the RPCs back off: the median of later gaps (5th and after) is at
-#     least twice the median of first gaps (before the back-off every gap
-#     was resend_interval: the ratio was ~1). Keep the RPCs few enough
-#     that resend_peer_limit defers none: deferred RESENDs stretch the
-#     first gaps too.
+#     least twice the shortest first gap, the RESEND interval itself
+#     (before the back-off every gap was resend_interval: the ratio was
+#     ~1). Not the first gaps' median: a BUSY that comes late stretches
+#     some first gaps (one run had a median of 16.7 ms over IPv6). Keep
+#     the RPCs few enough that resend_peer_limit defers none.
 # Exit status 0 if all hold, 1 otherwise, 2 on bad usage or a tshark error.
 source "$(dirname "$0")/lib.sh"
 
@@ -86,7 +87,7 @@ for fam in sorted({k[0] for k in rpcs}):
               f"four times (want {min_rpcs})")
         ok = False
         continue
-    first = statistics.median(gaps[1])
+    first = min(gaps[1])
     later = statistics.median([x for i, g in gaps.items() if i >= 5
                                for x in g])
     ratio = later / first if first > 0 else 0.0
@@ -98,11 +99,13 @@ for fam in sorted({k[0] for k in rpcs}):
         print(f"ok - IPv{fam}: {answered} of {resends} RESENDs answered by BUSY")
     if ratio < 2:
         print(f"not ok - IPv{fam}: later gaps {1000 * later:.1f} ms are "
-              f"{ratio:.2f}x the first {1000 * first:.1f} ms (want >= 2x)")
+              f"{ratio:.2f}x the shortest first {1000 * first:.1f} ms "
+              f"(want >= 2x)")
         ok = False
     else:
         print(f"ok - IPv{fam}: later gaps {1000 * later:.1f} ms are "
-              f"{ratio:.2f}x the first {1000 * first:.1f} ms (backed off)")
+              f"{ratio:.2f}x the shortest first {1000 * first:.1f} ms "
+              f"(backed off)")
 if not rpcs:
     print("not ok - no RESEND from a client in the capture")
     ok = False
