@@ -52,19 +52,21 @@ static void homa_skb_set_owner_r(struct sk_buff *skb, struct sock *sk)
 }
 
 /*
- * A copy of the payload of @skb (@len bytes) in an skb of its own size,
+ * A copy of @len bytes of the payload of @skb, from byte @skip of it, in
+ * an skb of its own size,
  * for small payloads that arrived in a much larger buffer (a NIC's
  * receive buffer is 1.5 KB or more whatever the frame): this keeps the
  * skb memory of honest small segments (paths with a small MTU) within
  * the per-message bound. NULL if memory ran out.
  */
-static struct sk_buff *homa_rx_copy_small(struct sk_buff *skb, int len)
+static struct sk_buff *homa_rx_copy_small(struct sk_buff *skb, int skip,
+					   int len)
 {
 	struct sk_buff *nskb = alloc_skb(len, GFP_ATOMIC);
 
 	if (!nskb)
 		return NULL;
-	if (skb_copy_bits(skb, sizeof(struct homa_data_hdr),
+	if (skb_copy_bits(skb, sizeof(struct homa_data_hdr) + skip,
 			  skb_put(nskb, len), len)) {
 		kfree_skb(nskb);
 		return NULL;
@@ -79,7 +81,13 @@ static struct sk_buff *homa_rx_copy_small(struct sk_buff *skb, int len)
  * @offset: offset of the payload in the message (already validated).
  * @len:    payload bytes (already validated).
  *
- * Only new bytes are kept. What a message keeps is bounded by bytes, not
+ * Only new bytes are kept: the first range of them that the packet
+ * brings, the part of it in the first gap it overlaps or past everything
+ * received so far. Its other new bytes, if it spans two gaps, are asked
+ * for again (RESEND). Segments need not match the ones received before:
+ * a sender whose path MTU dropped in the middle of a message cuts the
+ * rest, retransmissions included, at new boundaries. What a message keeps
+ * is bounded by bytes, not
  * by packets: its skbs' truesize by homa_msg_mem_limit() and its gap
  * records by HOMA_MAX_GAPS_PER_MSG (both drop_msg_mem), and the socket's
  * receive memory by sk_rcvbuf (drop_rcvbuf). A packet dropped at a limit
@@ -95,36 +103,40 @@ static bool homa_add_packet(struct homa_rpc *rpc, struct sk_buff *skb,
 	struct homa_message_in *msgin = &rpc->msgin;
 	struct sock *sk = &rpc->hsk->inet.sk;
 	struct homa_gap *gap, *new_gap = NULL;
+	int skip, end = offset + len;
 	struct sk_buff *keep = skb;
 	struct homa_skb_info *info;
-	bool need_gap = false;
-	int end = offset + len;
+	bool need_gap;
 
 	lockdep_assert_held(&rpc->hsk->lock);
-	/* Where do the bytes go? Nothing changes before the limits pass. */
-	if (offset >= msgin->recv_end) {
-		gap = NULL;
-		need_gap = offset > msgin->recv_end;
-	} else {
-		list_for_each_entry(gap, &msgin->gaps, links) {
-			if (offset >= gap->end)
-				continue;
-			if (end <= gap->start || offset < gap->start ||
-			    end > gap->end)
-				break;	/* Not our segmentation: duplicate. */
-			need_gap = offset != gap->start && end != gap->end;
+	/* Where do the new bytes go? Nothing changes before the limits pass.
+	 * Gaps are in message order, all before recv_end.
+	 */
+	list_for_each_entry(gap, &msgin->gaps, links) {
+		if (gap->end > offset && gap->start < end)
 			goto found;
-		}
+	}
+	gap = NULL;
+	if (end <= msgin->recv_end) {
 		HOMA_INC(rpc->hsk->hnet, drop_duplicate);
 		return false;
 	}
 found:
+	skip = max(offset, gap ? gap->start : msgin->recv_end) - offset;
+	offset += skip;
+	if (gap) {
+		end = min(end, gap->end);
+		need_gap = offset != gap->start && end != gap->end;
+	} else {
+		need_gap = offset > msgin->recv_end;
+	}
+	len = end - offset;
 	if (need_gap && msgin->num_gaps >= HOMA_MAX_GAPS_PER_MSG) {
 		HOMA_INC(rpc->hsk->hnet, drop_msg_mem);
 		return false;
 	}
 	if (len <= HOMA_RX_COPY_MAX && skb->truesize > HOMA_RX_COPY_TRUESIZE) {
-		keep = homa_rx_copy_small(skb, len);
+		keep = homa_rx_copy_small(skb, skip, len);
 		if (!keep)
 			return false;
 	}
@@ -174,7 +186,7 @@ found:
 	info->length = len;
 	if (keep == skb) {
 		skb_dst_drop(skb);
-		info->data_offset = sizeof(struct homa_data_hdr);
+		info->data_offset = sizeof(struct homa_data_hdr) + skip;
 	} else {
 		info->data_offset = 0;
 		consume_skb(skb);
