@@ -262,8 +262,9 @@ struct homa_net {
 
 	/**
 	 * @resend_peer_limit: most RPCs that may ask one peer for
-	 * retransmission (RESEND) in one tick; the others wait for a later
-	 * tick (resends_deferred).
+	 * retransmission (RESEND) in one tick, and most RPCs whose RESEND to
+	 * one peer is not answered yet; the others wait for a later tick
+	 * (resends_deferred, homa_resend_wait()).
 	 */
 	int resend_peer_limit;
 

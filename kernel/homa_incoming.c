@@ -60,7 +60,7 @@ static void homa_skb_set_owner_r(struct sk_buff *skb, struct sock *sk)
  * the per-message bound. NULL if memory ran out.
  */
 static struct sk_buff *homa_rx_copy_small(struct sk_buff *skb, int skip,
-					   int len)
+					  int len)
 {
 	struct sk_buff *nskb = alloc_skb(len, GFP_ATOMIC);
 
@@ -522,8 +522,10 @@ static void homa_dispatch(struct homa_sock *hsk, struct sk_buff *skb,
 		goto drop;
 	}
 	rpc = homa_find_rpc(hsk, saddr, sport, id);
-	if (rpc)
+	if (rpc) {
 		WRITE_ONCE(rpc->peer->heard_tick, homa_ticks_now());
+		homa_rpc_resend_answered(rpc);
+	}
 
 	switch (h->type) {
 	case DATA:
@@ -794,9 +796,10 @@ static void homa_icmp_error(struct net *net, const struct in6_addr *daddr,
  * live RPC of the socket toward that host and port, as for other errors;
  * then the route's path MTU is lowered (the stack keeps it as a route
  * exception, which also invalidates the peer's cached route) and the
- * socket's RPCs to that host that have sent nothing yet get segments that
- * fit. Messages already under way keep theirs: the receiver takes only
- * packets that fit its gaps exactly.
+ * socket's messages to that host get segments that fit, those under way
+ * included: what they send from now on, retransmissions too, is cut at
+ * the new size, and the receiver keeps the new bytes of segments that
+ * overlap what it has (homa_add_packet()).
  */
 static void homa_icmp_pmtu(struct sk_buff *skb, const struct in6_addr *daddr,
 			   const struct homa_common_hdr *h, u32 mtu)
@@ -829,11 +832,12 @@ static void homa_icmp_pmtu(struct sk_buff *skb, const struct in6_addr *daddr,
 	spin_lock_bh(&hsk->lock);
 	list_for_each_entry(rpc, &hsk->active_rpcs, active_links) {
 		if (!ipv6_addr_equal(&rpc->peer->addr, daddr) ||
-		    rpc->msgout.length < 0 || rpc->msgout.next_xmit > 0)
+		    rpc->msgout.length < 0)
 			continue;
 		seg = homa_rpc_mtu_seg(hsk, rpc->peer);
+		/* homa_data_skb() reads it without the lock. */
 		if (seg > 0 && seg < rpc->msgout.seg_size)
-			rpc->msgout.seg_size = seg;
+			WRITE_ONCE(rpc->msgout.seg_size, seg);
 	}
 	spin_unlock_bh(&hsk->lock);
 out:

@@ -149,9 +149,15 @@ HOMA_METRIC(icmp_soft_errors, NET);
 HOMA_METRIC(icmp_ignored, NET);
 
 /* times an RPC due to ask for retransmission waited for a later tick because
- * resend_peer_limit RPCs had asked the same peer in this tick
+ * resend_peer_limit RPCs had asked the same peer in this tick, or had asked
+ * it and had no answer yet
  */
 HOMA_METRIC(resends_deferred, NET);
+
+/* of those, the times the reason was resend_peer_limit RPCs waiting for an
+ * answer from the peer
+ */
+HOMA_METRIC(resends_unanswered_wait, NET);
 
 /* retransmissions (answers to RESEND or UNKNOWN) cut short: the peer had
  * already had rexmit_peer_kb KiB in this tick

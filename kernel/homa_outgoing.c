@@ -346,12 +346,13 @@ void homa_send_acks(struct homa_sock *hsk, struct homa_peer *peer,
  * range spans several segments (msgout.seg_size bytes each), the skb is a
  * GSO skb: the 52-byte prefix of the DATA header once, then for each
  * segment a struct homa_seg_hdr and its bytes, gso_size covering both.
- * The message data never changes, so no lock is needed.
+ * The message data never changes, so no lock is needed; the segment size
+ * may (a smaller path MTU, homa_icmp_pmtu()), and is read once.
  */
 static struct sk_buff *homa_data_skb(struct homa_rpc *rpc, int offset,
 				     int len, bool retransmit)
 {
-	int seg = rpc->msgout.seg_size;
+	int seg = READ_ONCE(rpc->msgout.seg_size);
 	int nsegs = DIV_ROUND_UP(len, seg);
 	struct homa_seg_hdr *sh;
 	struct homa_data_hdr *h;

@@ -213,38 +213,6 @@ void homa_peer_gc(struct homa *homa)
 }
 
 /**
- * homa_peer_resend_wait() - may one more RPC ask @peer for retransmission
- * in this tick? At most resend_peer_limit RPCs do, so that a host with
- * many RPCs outstanding to one slow peer does not flood it with RESENDs
- * (each answered by a BUSY) while it should be serving them. The others
- * are told how long to wait, in the order they asked (the k-th one past
- * the limit waits 1 + k / limit ticks, at most timeout_ticks),
- * so that the timer looks at each again about when its turn comes rather
- * than at every one in every tick. Timer thread only.
- * @hnet: Homa in the peer's namespace (its parameters).
- * @peer: the peer to ask.
- *
- * Return: 0 if the RPC may send its RESENDs now (and is counted), else
- * the ticks to wait.
- */
-u32 homa_peer_resend_wait(struct homa_net *hnet, struct homa_peer *peer)
-{
-	u32 limit = max(READ_ONCE(hnet->resend_peer_limit), 1);
-	u32 now = homa_ticks_now();
-	u32 excess;
-
-	if (peer->resend_tick != now) {
-		peer->resend_tick = now;
-		peer->resends = 0;
-	}
-	excess = peer->resends++;
-	if (excess < limit)
-		return 0;
-	excess -= limit;
-	return min(1 + excess / limit, max(READ_ONCE(hnet->timeout_ticks), 1));
-}
-
-/**
  * homa_peer_rexmit_charge() - may @bytes more be retransmitted to @peer in
  * this tick? Retransmissions answer small packets (a 30-byte RESEND or
  * UNKNOWN can ask for 64 KB), so each peer gets at most

@@ -80,6 +80,14 @@ struct homa_peer {
 	 */
 	u32 resends;
 
+	/**
+	 * @resends_pending: our RPCs with this peer whose RESEND is not
+	 * answered yet (rpc->resend_pending); at most resend_peer_limit.
+	 * Raised only by the timer thread, lowered by any context under the
+	 * RPC's socket lock (homa_rpc_resend_answered()).
+	 */
+	atomic_t resends_pending;
+
 	/** @rexmit_lock: protects @rexmit_tick and @rexmit_bytes. */
 	spinlock_t rexmit_lock;
 
@@ -113,7 +121,6 @@ struct homa_peer *homa_peer_get(struct homa *homa, struct net *net,
 				const struct in6_addr *addr, gfp_t gfp);
 void homa_peer_put(struct homa_peer *peer);
 void homa_peer_gc(struct homa *homa);
-u32 homa_peer_resend_wait(struct homa_net *hnet, struct homa_peer *peer);
 bool homa_peer_rexmit_charge(struct homa_net *hnet, struct homa_peer *peer,
 			     int bytes);
 bool homa_peer_heard_within(struct homa *homa, struct homa_peer *peer,

@@ -293,6 +293,21 @@ void homa_rpc_ready(struct homa_rpc *rpc)
 }
 
 /**
+ * homa_rpc_resend_answered() - something came for @rpc from its peer
+ * (or the RPC ends): a RESEND it sent no longer waits for an answer, and
+ * its place in the peer's bound (homa_resend_wait()) is free.
+ * @rpc: the RPC; the socket lock is held.
+ */
+void homa_rpc_resend_answered(struct homa_rpc *rpc)
+{
+	lockdep_assert_held(&rpc->hsk->lock);
+	if (rpc->resend_pending) {
+		rpc->resend_pending = false;
+		atomic_dec(&rpc->peer->resends_pending);
+	}
+}
+
+/**
  * homa_rpc_end() - end an RPC: it leaves every list and table and waits
  * on hsk->dead_rpcs for homa_rpc_reap(). Safe to call twice.
  * @rpc: the RPC; the socket lock is held.
@@ -310,6 +325,7 @@ void homa_rpc_end(struct homa_rpc *rpc)
 		HOMA_ADD(hsk->hnet, server_rpcs_live, -1);
 		homa_peer_load_put(hsk, rpc->peer);
 	}
+	homa_rpc_resend_answered(rpc);
 	rpc->state = RPC_DEAD;
 	hlist_del_init(&rpc->hash_links);
 	list_del_init(&rpc->ready_links);
@@ -341,6 +357,7 @@ void homa_rpc_abort(struct homa_rpc *rpc, int error)
 	if (rpc->error)
 		return;
 	rpc->error = error;
+	homa_rpc_resend_answered(rpc);
 	homa_remove_from_throttled(rpc);
 	homa_rpc_ready(rpc);
 }

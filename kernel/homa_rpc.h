@@ -56,7 +56,10 @@ struct homa_message_out {
 	/** @next_xmit: offset of the first byte never transmitted. */
 	int next_xmit;
 
-	/** @seg_size: message bytes per DATA packet. */
+	/**
+	 * @seg_size: message bytes per DATA packet; lowered (under the socket
+	 * lock) when ICMP reports a smaller path MTU, in mid-message too.
+	 */
 	int seg_size;
 
 	/** @gso_segs: most packets (segments) per transmitted skb. */
@@ -193,9 +196,15 @@ struct homa_rpc {
 
 	/**
 	 * @resend_deferred: the last check wanted a RESEND and the per-peer
-	 * bound deferred it (homa_peer_resend_wait()).
+	 * bound deferred it (homa_resend_wait()).
 	 */
 	bool resend_deferred;
+
+	/**
+	 * @resend_pending: the RPC asked its peer to retransmit and nothing
+	 * for it has come back since; counted in peer->resends_pending.
+	 */
+	bool resend_pending;
 
 	/**
 	 * @busy_backoff: BUSY answers since the peer last sent us new bytes,
@@ -234,6 +243,7 @@ void homa_rpc_abort(struct homa_rpc *rpc, int error);
 int homa_rpc_reap(struct homa_sock *hsk, int limit);
 void homa_rpc_reap_some(struct homa_sock *hsk);
 void homa_rpc_ready(struct homa_rpc *rpc);
+void homa_rpc_resend_answered(struct homa_rpc *rpc);
 
 /**
  * homa_rpc_hold() - keep @rpc's memory from being reclaimed.

@@ -109,9 +109,60 @@ static u32 homa_check_waiting_rpc(struct homa_rpc *rpc, u32 now)
 }
 
 /*
+ * May @rpc ask its peer for retransmission now?
+ * A host with many RPCs outstanding to one slow peer must not flood it
+ * with RESENDs (each answered by a BUSY) while it should be serving them,
+ * so two bounds of resend_peer_limit each apply per peer: RPCs that ask
+ * in one tick, and RPCs whose RESEND is not answered yet. The second
+ * clocks RESENDs by the answers, as acknowledgements clock TCP: when the
+ * answers come late (the peer, or the path, is behind), fewer RESENDs go
+ * out, instead of a fixed rate that builds a queue of RESENDs and BUSYs
+ * in front of the answers that would end the wait. An RPC that already
+ * waits for its answer asks again (its RESEND may be lost) within the
+ * first bound only; its place in the second is free once anything comes
+ * for it, or it ends (homa_rpc_resend_answered()), so a lost RESEND
+ * holds a place at most until its RPC times out.
+ * The others are told how long to wait, in the order they asked (the
+ * k-th one past the limit in a tick waits 1 + k / limit ticks, at most
+ * timeout_ticks), so that the timer looks at each again about when its
+ * turn comes rather than at every one in every tick. @hnet: Homa in the
+ * peer's namespace. Socket lock held. Return 0 if the RPC may send its
+ * RESENDs now (it is counted, and marked as waiting for an answer), else
+ * the ticks to wait.
+ */
+static u32 homa_resend_wait(struct homa_net *hnet, struct homa_rpc *rpc)
+{
+	u32 limit = max(READ_ONCE(hnet->resend_peer_limit), 1);
+	struct homa_peer *peer = rpc->peer;
+	u32 now = homa_ticks_now();
+	u32 excess;
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	if (peer->resend_tick != now) {
+		peer->resend_tick = now;
+		peer->resends = 0;
+	}
+	excess = peer->resends++;
+	if (excess < limit) {
+		if (rpc->resend_pending)
+			return 0;
+		/* Only this thread raises the count: no race to the limit. */
+		if (atomic_read(&peer->resends_pending) < limit) {
+			atomic_inc(&peer->resends_pending);
+			rpc->resend_pending = true;
+			return 0;
+		}
+		HOMA_INC(hnet, resends_unanswered_wait);
+		return 1;
+	}
+	excess -= limit;
+	return min(1 + excess / limit, max(READ_ONCE(hnet->timeout_ticks), 1));
+}
+
+/*
  * An RPC that waits for the peer: ask for what is missing (RESEND) once
- * silence reaches resend_ticks and then every homa_resend_gap() ticks, at
- * most resend_peer_limit RPCs per peer per tick; abort it after
+ * silence reaches resend_ticks and then every homa_resend_gap() ticks,
+ * within the peer's bounds (homa_resend_wait()); abort it after
  * timeout_ticks of silence. @deferred: the last check wanted a RESEND
  * and the per-peer bound made it wait, @since ticks ago. That wait was of
  * our own making: it is not the peer's silence while the peer is plainly
@@ -142,7 +193,7 @@ static u32 homa_check_silent_rpc(struct homa_rpc *rpc, u32 now,
 		return homa_tick_min(rpc->live_tick + first, timeout_at);
 	if ((s32)(now - rpc->resend_tick) < 0)
 		return homa_tick_min(rpc->resend_tick, timeout_at);
-	wait = homa_peer_resend_wait(hnet, rpc->peer);
+	wait = homa_resend_wait(hnet, rpc);
 	if (wait) {
 		HOMA_INC(hnet, resends_deferred);
 		rpc->resend_deferred = true;

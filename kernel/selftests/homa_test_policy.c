@@ -21,7 +21,9 @@
  *     cuts the next message);
  *   - ICMP fragmentation needed / packet too big quoting a live RPC lowers
  *     the route's path MTU (`ip route get`) and the next message to the
- *     host is cut to fit; quoting another id it is ignored;
+ *     host is cut to fit, and so is a message already under way (what it
+ *     retransmits when the peer asks, from a RESEND sent to ourselves as
+ *     if from the peer); quoting another id it is ignored;
  *   - IPsec (--only xfrm; needs xfrm_user, so not on the debug kernel): a
  *     cleartext request where an inbound policy requires ESP is dropped
  *     (drop_policy) and not delivered; without the policy it is served;
@@ -61,6 +63,7 @@
 #include "homa_msg.h"
 #include "homa_sock.h"
 #include "homa_sysctl.h"
+#include "homa_wire.h"
 #include "ktap.h"
 #include "watchdog.h"
 
@@ -195,6 +198,66 @@ static int send_icmp(int family, int code, const union homa_addr *dst,
 	return send_icmp_full(family, family == AF_INET ? ICMP_DEST_UNREACH :
 					  ICMP6_DST_UNREACH,
 			      code, 0, NULL, dst, sport, id);
+}
+
+/*
+ * Sends ourselves, from @from as if the peer sent it (a raw IP packet with
+ * that source, over loopback to our address @to), a RESEND for our RPC
+ * @id toward @from, asking for [0, @length). 0 or -errno.
+ */
+static int send_resend_from(const union homa_addr *from,
+			    const union homa_addr *to, uint16_t dport,
+			    uint64_t id, uint32_t length)
+{
+	uint8_t pkt[sizeof(struct ip6_hdr) + sizeof(struct homa_resend_hdr)];
+	int family = from->sa.sa_family;
+	struct homa_resend_hdr *h;
+	union homa_addr dst = *to;
+	size_t iplen;
+	int fd, r;
+
+	memset(pkt, 0, sizeof(pkt));
+	if (family == AF_INET) {
+		struct iphdr *ip = (struct iphdr *)pkt;
+
+		iplen = sizeof(*ip);
+		ip->version = 4;
+		ip->ihl = 5;
+		ip->tot_len = htons(iplen + sizeof(*h));
+		ip->ttl = 64;
+		ip->protocol = IPPROTO_HOMA;
+		ip->saddr = from->in4.sin_addr.s_addr;
+		ip->daddr = to->in4.sin_addr.s_addr;
+		dst.in4.sin_port = 0;
+	} else {
+		struct ip6_hdr *ip = (struct ip6_hdr *)pkt;
+
+		iplen = sizeof(*ip);
+		ip->ip6_flow = htonl(6u << 28);
+		ip->ip6_plen = htons(sizeof(*h));
+		ip->ip6_nxt = IPPROTO_HOMA;
+		ip->ip6_hlim = 64;
+		ip->ip6_src = from->in6.sin6_addr;
+		ip->ip6_dst = to->in6.sin6_addr;
+		dst.in6.sin6_port = 0;
+	}
+	h = (struct homa_resend_hdr *)(pkt + iplen);
+	h->common.sport = htons(homa_addr_port(from));
+	h->common.dport = htons(dport);
+	h->common.type = RESEND;
+	h->common.doff = homa_type_doff(RESEND);
+	/* The peer's id for the RPC: ours with the low bit flipped. */
+	h->common.sender_id = htobe64(id ^ 1);
+	h->length = htonl(length);
+	/* IPPROTO_RAW: the IP header is ours (the kernel sums IPv4's). */
+	fd = socket(family, SOCK_RAW, IPPROTO_RAW);
+	if (fd < 0)
+		return -errno;
+	r = (int)sendto(fd, pkt, iplen + sizeof(*h), 0, &dst.sa,
+			homa_addr_len(&dst));
+	r = r < 0 ? -errno : 0;
+	close(fd);
+	return r;
 }
 
 /* A request of 100 bytes from @ep to @dst; its id in @id. */
@@ -482,22 +545,29 @@ static int run(struct policy_test *t, const char *cmd)
 	return r == 0 ? 0 : -EIO;
 }
 
+/* Segments of a BIG_LEN message on an @mtu path. */
+static long long big_segments(const struct policy_test *t, int mtu)
+{
+	int seg = mtu - (t->family == AF_INET ? 20 : 40) -
+		  (int)sizeof(struct homa_data_hdr);
+
+	return (BIG_LEN + seg - 1) / seg;
+}
+
 /*
  * Sends a BIG_LEN request from @ep to the silent peer with one segment per
- * skb: whether the DATA packets handed to IP are exactly as many as
- * segments of an @mtu path hold.
+ * skb (its id in @id): whether the DATA packets handed to IP are exactly
+ * as many as segments of an @mtu path hold.
  */
 static bool sent_for_mtu(struct policy_test *t, struct homa_ep *ep,
-			 int mtu)
+			 int mtu, uint64_t *id)
 {
-	int seg = mtu - (t->family == AF_INET ? 20 : 40) - 56;
-	long long want = (BIG_LEN + seg - 1) / seg;
+	long long want = big_segments(t, mtu);
 	long long base = homa_metric("pkts_sent_DATA");
-	uint64_t id = 0;
 	long long got;
 
 	if (base < 0 || homa_send_request_buf(ep->fd, &t->silent, t->big,
-					      BIG_LEN, 1, &id))
+					      BIG_LEN, 1, id))
 		return false;
 	homa_metric_rises_to("pkts_sent_DATA", base + want, 5000);
 	usleep(200 * 1000);
@@ -548,7 +618,7 @@ static void route_tests(struct policy_test *t)
 	snprintf(cmd, sizeof(cmd), "/sbin/ip -%d route add %s dev eth0 mtu %d",
 		 v, addr, mtu);
 	err = run(t, cmd);
-	ktap_result(&t->k, !err && sent_for_mtu(t, &ep, mtu),
+	ktap_result(&t->k, !err && sent_for_mtu(t, &ep, mtu, &id),
 		    "route_added_meanwhile_seen_through_cache");
 	snprintf(cmd, sizeof(cmd), "/sbin/ip -%d route del %s dev eth0", v,
 		 addr);
@@ -563,8 +633,10 @@ out:
 
 /*
  * ICMP fragmentation needed / packet too big quoting a live RPC lowers the
- * route's path MTU, and the next message to that host is cut to fit;
- * quoting another id it is ignored and changes nothing.
+ * route's path MTU, and the next message to that host is cut to fit, as
+ * is one that was under way: asked for all of it (a RESEND from the
+ * peer), it retransmits as many segments as the new path MTU needs.
+ * Quoting another id it is ignored and changes nothing.
  */
 static void pmtu_tests(struct policy_test *t)
 {
@@ -572,24 +644,35 @@ static void pmtu_tests(struct policy_test *t)
 					  ICMP6_PACKET_TOO_BIG;
 	int code = t->family == AF_INET ? ICMP_FRAG_NEEDED : 0;
 	int mtu = t->family == AF_INET ? 1000 : 1280;
+	long old_timeout = homa_sysctl_read("timeout_ticks");
 	long long ign = homa_metric("icmp_ignored");
 	long long pmtu = homa_metric("icmp_pmtu");
 	long old_gso = homa_sysctl_read("max_gso_size");
+	long long resent, want;
+	uint64_t id = 0, big = 0;
 	union homa_addr src;
 	struct homa_ep ep;
-	uint64_t id = 0;
 	int err;
 
 	watchdog_arm(&t->wd, 60, "pmtu");
 	err = local_src(&t->silent, &src);
 	if (!err)
 		err = homa_sysctl_set("max_gso_size", PMTU_GSO);
+	/* The RPCs to the silent peer must live through the whole group. */
+	if (!err)
+		err = homa_sysctl_set("timeout_ticks", 5000);
 	if (!err)
 		err = icmp_setup(t, &ep, &id);
+	/* A message under way before the path MTU drops, at the link's. */
+	if (!err && !sent_for_mtu(t, &ep, 1500, &big)) {
+		homa_ep_close(&ep);
+		err = -EIO;
+	}
 	if (!expect_errno(&t->k, err, 0, "setup_rpc_to_silent_peer"))
 		goto out;
+	/* An id that no RPC of ours has (ids go up by 2 per socket). */
 	err = send_icmp_full(t->family, type, code, mtu, &src, &t->silent,
-			     ep.port, id + 2);
+			     ep.port, big + 1000);
 	ktap_result(&t->k, !err && ign >= 0 &&
 		    homa_metric_rises_to("icmp_ignored", ign + 1, 5000) &&
 		    route_mtu(&t->silent) != mtu,
@@ -600,8 +683,21 @@ static void pmtu_tests(struct policy_test *t)
 		    homa_metric_rises_to("icmp_pmtu", pmtu + 1, 5000) &&
 		    route_mtu(&t->silent) == mtu,
 		    "too_big_quoting_rpc_lowers_route_mtu");
-	ktap_result(&t->k, sent_for_mtu(t, &ep, mtu),
+	ktap_result(&t->k, sent_for_mtu(t, &ep, mtu, &id),
 		    "next_message_cut_to_path_mtu");
+	want = big_segments(t, mtu);
+	resent = homa_metric("resent_packets");
+	err = send_resend_from(&t->silent, &src, ep.port, big, BIG_LEN);
+	ktap_result(&t->k, !err && resent >= 0 &&
+		    homa_metric_rises_to("resent_packets", resent + want,
+					 5000) &&
+		    !usleep(200 * 1000) &&
+		    homa_metric("resent_packets") - resent == want,
+		    "message_under_way_recut_to_path_mtu");
+	ktap_diag(&t->k, "%d-byte path MTU: %lld segments retransmitted "
+		  "(want %lld; %lld at the link MTU)", mtu,
+		  homa_metric("resent_packets") - resent, want,
+		  big_segments(t, 1500));
 	homa_ep_close(&ep);
 	/* Forget the exception: later runs start from the link MTU. */
 	run(t, t->family == AF_INET ? "/sbin/ip -4 route flush cache" :
@@ -609,6 +705,8 @@ static void pmtu_tests(struct policy_test *t)
 out:
 	if (old_gso > 0)
 		homa_sysctl_set("max_gso_size", old_gso);
+	if (old_timeout > 0)
+		homa_sysctl_set("timeout_ticks", old_timeout);
 	watchdog_disarm(&t->wd);
 }
 
@@ -895,7 +993,7 @@ int main(int argc, char **argv)
 		{ "broadcast", broadcast_tests, 3, true, false },
 		{ "icmp", icmp_tests, 5, false, false },
 		{ "route", route_tests, 3, false, false },
-		{ "pmtu", pmtu_tests, 4, false, false },
+		{ "pmtu", pmtu_tests, 5, false, false },
 		{ "egress", egress_tests, 4, false, true },
 		{ "xfrm", xfrm_tests, 4, false, true },
 	};
