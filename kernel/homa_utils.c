@@ -7,6 +7,7 @@
 #include <linux/random.h>
 #include <linux/swap.h>
 #include <linux/sysctl.h>
+#include <linux/user_namespace.h>
 #include <net/net_namespace.h>
 
 #include "homa_impl.h"
@@ -100,6 +101,8 @@ static struct ctl_table homa_ctl_table[] = {
 /*
  * Per namespace: .data holds the offset in struct homa_net until
  * homa_net_setup() points a copy of the table at its namespace's values.
+ * The limits among them (homa_net_param_is_limit()) are read-only in a
+ * namespace owned by a user namespace other than the initial one.
  */
 #define HOMA_NET_PARAM(name_, min_, max_)				\
 	HOMA_CTL((void *)offsetof(struct homa_net, name_), #name_, min_, max_)
@@ -115,6 +118,23 @@ static const struct ctl_table homa_net_ctl_table[] = {
 	HOMA_NET_PARAM(max_server_rpcs_per_peer, &one, &max_limit),
 	HOMA_NET_PARAM(max_gso_size, &min_gso, &max_gso),
 };
+
+/*
+ * Whether the parameter at @offset in struct homa_net bounds what others
+ * may take from this host: server RPCs that remote clients create, and
+ * control packets and retransmissions sent to a peer. A namespace made by
+ * an unprivileged user (root only in a user namespace of its own) must not
+ * raise them, as it cannot raise the memory limits of other protocols
+ * (net.core's sysctls are not even shown there); the timing parameters
+ * stay its own to set.
+ */
+static bool homa_net_param_is_limit(uintptr_t offset)
+{
+	return offset == offsetof(struct homa_net, resend_peer_limit) ||
+	       offset == offsetof(struct homa_net, rexmit_peer_kb) ||
+	       offset == offsetof(struct homa_net, max_server_rpcs) ||
+	       offset == offsetof(struct homa_net, max_server_rpcs_per_peer);
+}
 
 /**
  * homa_sysctl_init() - register the module-wide part of net.homa (in the
@@ -172,8 +192,14 @@ int homa_net_setup(struct homa_net *hnet, struct net *net)
 			GFP_KERNEL);
 	if (!table)
 		goto err_metrics;
-	for (i = 0; i < ARRAY_SIZE(homa_net_ctl_table); i++)
-		table[i].data = (char *)hnet + (uintptr_t)table[i].data;
+	for (i = 0; i < ARRAY_SIZE(homa_net_ctl_table); i++) {
+		uintptr_t offset = (uintptr_t)table[i].data;
+
+		if (net->user_ns != &init_user_ns &&
+		    homa_net_param_is_limit(offset))
+			table[i].mode = 0444;
+		table[i].data = (char *)hnet + offset;
+	}
 	hnet->sysctl_header = register_net_sysctl_sz(net, "net/homa", table,
 						     ARRAY_SIZE(homa_net_ctl_table));
 	if (!hnet->sysctl_header)

@@ -35,12 +35,19 @@
  *     count would stay 0; how many namespaces got the inode number of a
  *     dead one, i.e. came after its cleanup, is printed).
  *
+ *   - limits_read_only_in_user_namespace: in a namespace made together
+ *     with a user namespace (its root is nobody's root on the host), the
+ *     limits resend_peer_limit, rexmit_peer_kb, max_server_rpcs and
+ *     max_server_rpcs_per_peer can be read (their defaults) but not
+ *     written (EACCES), and the timing parameters can (timeout_ticks);
+ *     not with --no-userns (a kernel without user namespaces).
+ *
  * Each namespace is made by a forked process (unshare(CLONE_NEWNET), lo
  * brought up with SIOCSIFFLAGS) that does what this process asks through
  * a pipe and answers through another; only this process prints. The
  * initial namespace's timeout_ticks is restored at the end.
  *
- * usage: homa_test_netns [--family 4|6]
+ * usage: homa_test_netns [--family 4|6] [--no-userns]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -82,19 +89,21 @@
 #define PEER_NAMESPACES		20
 
 /* net.homa sysctls every namespace has, with their defaults. */
+/* @limit: read-only in a namespace of another user namespace. */
 static const struct {
 	const char *name;
 	long def;
+	bool limit;
 } per_ns_sysctls[] = {
-	{ "resend_ticks", 5 },
-	{ "resend_interval", 5 },
-	{ "timeout_ticks", 100 },
-	{ "resend_peer_limit", 8 },
-	{ "rexmit_peer_kb", 512 },
-	{ "request_ack_ticks", 2 },
-	{ "max_server_rpcs", 4096 },
-	{ "max_server_rpcs_per_peer", 512 },
-	{ "max_gso_size", 10000 },
+	{ "resend_ticks", 5, false },
+	{ "resend_interval", 5, false },
+	{ "timeout_ticks", 100, false },
+	{ "resend_peer_limit", 8, true },
+	{ "rexmit_peer_kb", 512, true },
+	{ "request_ack_ticks", 2, false },
+	{ "max_server_rpcs", 4096, true },
+	{ "max_server_rpcs_per_peer", 512, true },
+	{ "max_gso_size", 10000, false },
 };
 
 /* net.homa sysctls of the module as a whole: the initial namespace's. */
@@ -147,6 +156,7 @@ struct ns_agent {
 	int cmd_fd;		/* we write commands */
 	int reply_fd;		/* we read answers */
 	int family;
+	bool userns;		/* its namespace comes with a user namespace */
 	bool quiet;		/* agent_do() prints no diagnostic */
 	struct ns_hold hold;
 };
@@ -420,8 +430,9 @@ static void __attribute__((noreturn)) agent_main(struct ns_agent *a)
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL))
 		reply_fail(&r, -errno, "prctl(PR_SET_PDEATHSIG): %s",
 			   errno_name(errno));
-	else if (unshare(CLONE_NEWNET))
-		reply_fail(&r, -errno, "unshare(CLONE_NEWNET): %s",
+	else if (unshare(CLONE_NEWNET | (a->userns ? CLONE_NEWUSER : 0)))
+		reply_fail(&r, -errno, "unshare(CLONE_NEWNET%s): %s",
+			   a->userns ? " | CLONE_NEWUSER" : "",
 			   errno_name(errno));
 	else
 		loopback_up(&r);
@@ -478,14 +489,15 @@ static void agent_stop(struct netns_test *t, struct ns_agent *a)
  * Only one such process may live at a time (it holds copies of the
  * other's pipes otherwise; NS_EXIT still ends it).
  */
-static bool agent_start(struct netns_test *t, struct ns_agent *a,
-			const char *name)
+static bool agent_start_as(struct netns_test *t, struct ns_agent *a,
+			   const char *name, bool userns)
 {
 	int cmd[2], reply[2], err;
 	struct ns_reply r;
 
 	agent_init(a, t->family);
 	a->name = name;
+	a->userns = userns;
 	if (pipe2(cmd, O_CLOEXEC)) {
 		ktap_diag(&t->k, "pipe2: %s", errno_name(errno));
 		return false;
@@ -524,6 +536,13 @@ static bool agent_start(struct netns_test *t, struct ns_agent *a,
 		return false;
 	}
 	return true;
+}
+
+/* A new namespace of the host's user namespace: see agent_start_as(). */
+static bool agent_start(struct netns_test *t, struct ns_agent *a,
+			const char *name)
+{
+	return agent_start_as(t, a, name, false);
 }
 
 /*
@@ -828,6 +847,40 @@ struct netns_case {
 	bool (*run)(struct netns_test *t);
 };
 
+/* limits_read_only_in_user_namespace */
+static bool test_userns_limits(struct netns_test *t)
+{
+	struct ns_agent child;
+	struct ns_reply r;
+	bool ok = true;
+	size_t i;
+
+	if (!agent_start_as(t, &child, "namespace of a user namespace", true))
+		return false;
+	child.quiet = true;
+	for (i = 0; i < ARRAY_SIZE(per_ns_sysctls); i++) {
+		const char *name = per_ns_sysctls[i].name;
+		long def = per_ns_sysctls[i].def;
+		int want = per_ns_sysctls[i].limit ? -EACCES : 0;
+
+		if (agent_value(t, &child, NS_SYSCTL_READ, name) != def) {
+			ktap_diag(&t->k, "%s: cannot read %s's default %ld",
+				  child.name, name, def);
+			ok = false;
+		}
+		memset(&r, 0, sizeof(r));
+		agent_do(t, &child, NS_SYSCTL_WRITE, name, def, &r);
+		if (r.err == want)
+			continue;
+		ok = false;
+		ktap_diag(&t->k, "%s: writing %s: %s, want %s", child.name,
+			  name, r.err ? r.detail : "it worked",
+			  want ? errno_name(-want) : "success");
+	}
+	agent_stop(t, &child);
+	return ok;
+}
+
 static const struct netns_case netns_cases[] = {
 	{ "child_has_per_namespace_sysctls", 30, test_child_sysctls },
 	{ "child_lacks_module_wide_sysctls", 30, test_child_lacks_module_wide },
@@ -836,11 +889,13 @@ static const struct netns_case netns_cases[] = {
 	{ "module_wide_metrics_same_in_child", 30, test_module_wide_metrics },
 	{ "limit_applies_per_namespace", 60, test_limit_per_namespace },
 	{ "dead_namespace_peers_freed", 120, test_dead_namespace_peers },
+	/* Last: left out with --no-userns. */
+	{ "limits_read_only_in_user_namespace", 30, test_userns_limits },
 };
 
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [--family 4|6]\n", prog);
+	fprintf(stderr, "usage: %s [--family 4|6] [--no-userns]\n", prog);
 	exit(2);
 }
 
@@ -848,25 +903,32 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "family", required_argument, NULL, 'f' },
+		{ "no-userns", no_argument, NULL, 'u' },
 		{ NULL, 0, NULL, 0 },
 	};
+	size_t i, ncases = ARRAY_SIZE(netns_cases);
 	static struct netns_test t;
+	bool userns = true;
 	const struct netns_case *c;
 	int opt, status;
-	size_t i;
 
 	t.family = AF_INET;
-	while ((opt = getopt_long(argc, argv, "f:", opts, NULL)) != -1) {
-		if (opt != 'f')
+	while ((opt = getopt_long(argc, argv, "f:u", opts, NULL)) != -1) {
+		if (opt == 'f')
+			t.family = homa_family_parse(optarg);
+		else if (opt == 'u')
+			userns = false;
+		else
 			usage(argv[0]);
-		t.family = homa_family_parse(optarg);
 	}
 	if (t.family < 0 || optind != argc)
 		usage(argv[0]);
+	if (!userns)
+		ncases--;	/* the user namespace case is last */
 	/* A namespace's process that died must not kill us on a write. */
 	signal(SIGPIPE, SIG_IGN);
 
-	ktap_start(&t.k, ARRAY_SIZE(netns_cases));
+	ktap_start(&t.k, ncases);
 	ktap_diag(&t.k, "IPv%d", t.family == AF_INET ? 4 : 6);
 	if (watchdog_start(&t.wd, &t.k))
 		ktap_diag(&t.k, "watchdog thread did not start");
@@ -874,7 +936,7 @@ int main(int argc, char **argv)
 	t.timeout_err = t.old_timeout < 0 ? -ENOENT :
 			homa_sysctl_set("timeout_ticks", INIT_TIMEOUT_TICKS);
 
-	for (i = 0; i < ARRAY_SIZE(netns_cases); i++) {
+	for (i = 0; i < ncases; i++) {
 		c = &netns_cases[i];
 		watchdog_arm(&t.wd, c->timeout_s, c->name);
 		ktap_result(&t.k, c->run(&t), "%s", c->name);
