@@ -262,9 +262,10 @@ struct homa_net {
 
 	/**
 	 * @resend_peer_limit: most RPCs that may ask one peer for
-	 * retransmission (RESEND) in one tick, and most RPCs whose RESEND to
-	 * one peer is not answered yet; the others wait for a later tick
-	 * (resends_deferred, homa_resend_wait()).
+	 * retransmission (RESEND) in one tick, and most RPCs that the peer
+	 * said BUSY to whose RESEND is not answered yet (four times as many
+	 * of the others); the others wait for a later tick (resends_deferred,
+	 * homa_resend_wait()).
 	 */
 	int resend_peer_limit;
 

@@ -154,8 +154,9 @@ HOMA_METRIC(icmp_ignored, NET);
  */
 HOMA_METRIC(resends_deferred, NET);
 
-/* of those, the times the reason was resend_peer_limit RPCs waiting for an
- * answer from the peer
+/* of those, the times the reason was the RPCs waiting for an answer to
+ * their RESEND (resend_peer_limit of those the peer said BUSY to, four times
+ * that of the others)
  */
 HOMA_METRIC(resends_unanswered_wait, NET);
 

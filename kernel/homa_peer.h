@@ -82,7 +82,7 @@ struct homa_peer {
 
 	/**
 	 * @resends_pending: our RPCs with this peer whose RESEND is not
-	 * answered yet (rpc->resend_pending); at most resend_peer_limit.
+	 * answered yet (rpc->resend_pending); bounded in homa_resend_wait().
 	 * Raised only by the timer thread, lowered by any context under the
 	 * RPC's socket lock (homa_rpc_resend_answered()).
 	 */

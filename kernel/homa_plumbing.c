@@ -123,26 +123,6 @@ static const struct proto_ops homa_proto_ops = {
 	.mmap		= sock_no_mmap,
 };
 
-static const struct proto_ops homav6_proto_ops = {
-	.family		= PF_INET6,
-	.owner		= THIS_MODULE,
-	.release	= inet6_release,
-	.bind		= homa_bind,
-	.connect	= inet_dgram_connect,
-	.socketpair	= sock_no_socketpair,
-	.accept		= sock_no_accept,
-	.getname	= inet6_getname,
-	.poll		= homa_poll,
-	.ioctl		= homa_socket_ioctl,
-	.listen		= sock_no_listen,
-	.shutdown	= homa_shutdown,
-	.setsockopt	= sock_common_setsockopt,
-	.getsockopt	= sock_common_getsockopt,
-	.sendmsg	= inet_sendmsg,
-	.recvmsg	= inet_recvmsg,
-	.mmap		= sock_no_mmap,
-};
-
 static struct proto homa_prot = {
 	.name		= "HOMA",
 	.owner		= THIS_MODULE,
@@ -163,26 +143,33 @@ static struct proto homa_prot = {
 	.no_autobind	= 1,
 };
 
-static struct proto homav6_prot = {
-	.name		= "HOMAv6",
+/*
+ * IPv6: the IPv4 protocol with what differs (homa_v6_prot_init()), as
+ * MPTCP builds its own, so the two cannot drift apart. The socket calls
+ * stay two const tables (checkpatch wants struct proto_ops const; the
+ * copy would be writable for the module's life).
+ */
+static const struct proto_ops homav6_proto_ops = {
+	.family		= PF_INET6,
 	.owner		= THIS_MODULE,
-	.close		= homa_close,
-	.connect	= ip6_datagram_connect,
-	.disconnect	= homa_disconnect,
-	.ioctl		= homa_ioctl,
-	.init		= homa_sk_init,
-	.destroy	= homa_sk_destroy,
-	.setsockopt	= homa_setsockopt,
-	.getsockopt	= homa_getsockopt,
-	.sendmsg	= homa_sendmsg,
-	.recvmsg	= homa_recvmsg,
-	.backlog_rcv	= homa_backlog_rcv,
-	.hash		= homa_hash,
-	.unhash		= homa_unhash,
-	.obj_size	= sizeof(struct homa_v6_sock),
-	.ipv6_pinfo_offset = offsetof(struct homa_v6_sock, inet6),
-	.no_autobind	= 1,
+	.release	= inet6_release,
+	.bind		= homa_bind,
+	.connect	= inet_dgram_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= sock_no_accept,
+	.getname	= inet6_getname,
+	.poll		= homa_poll,
+	.ioctl		= homa_socket_ioctl,
+	.listen		= sock_no_listen,
+	.shutdown	= homa_shutdown,
+	.setsockopt	= sock_common_setsockopt,
+	.getsockopt	= sock_common_getsockopt,
+	.sendmsg	= inet_sendmsg,
+	.recvmsg	= inet_recvmsg,
+	.mmap		= sock_no_mmap,
 };
+
+static struct proto homav6_prot;
 
 static struct inet_protosw homa_protosw = {
 	.type		= SOCK_DGRAM,
@@ -408,11 +395,22 @@ static struct pernet_operations homa_net_ops = {
  * return -1 when the protocol number is taken, e.g. by another Homa
  * build: that is -EBUSY, not -EPERM.
  */
+static void __init homa_v6_prot_init(void)
+{
+	/* Copied before proto_register() fills in anything of its own. */
+	homav6_prot = homa_prot;
+	strscpy(homav6_prot.name, "HOMAv6", sizeof(homav6_prot.name));
+	homav6_prot.connect = ip6_datagram_connect;
+	homav6_prot.obj_size = sizeof(struct homa_v6_sock);
+	homav6_prot.ipv6_pinfo_offset = offsetof(struct homa_v6_sock, inet6);
+}
+
 static int __init homa_load(void)
 {
 	struct homa *homa = &homa_global;
 	int status;
 
+	homa_v6_prot_init();
 	status = homa_init(homa);
 	if (status)
 		return status;

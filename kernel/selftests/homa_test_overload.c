@@ -203,9 +203,9 @@ static void run_slow(struct ktap *k, const struct overload_opts *o)
 		    "resends_per_rpc_at_most_%d", o->max_resends);
 	/*
 	 * RESENDs are clocked by their answers (at most resend_peer_limit
-	 * RPCs per peer wait for one), so nearly every RESEND draws its
-	 * BUSY while the RPCs wait: no queue of control packets builds up
-	 * between the hosts. Without that clock, on the debug kernel, a
+	 * RPCs a peer said BUSY to wait for one), so nearly
+	 * every RESEND draws its BUSY while the RPCs wait: no queue of
+	 * control packets builds up between the hosts. Without that clock, on the debug kernel, a
 	 * quarter to a half of the BUSYs were still on their way when the
 	 * run ended (1,428 RESENDs, 1,016 BUSYs back) and RPCs timed out.
 	 */
