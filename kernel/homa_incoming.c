@@ -110,17 +110,24 @@ static bool homa_add_packet(struct homa_rpc *rpc, struct sk_buff *skb,
 
 	lockdep_assert_held(&rpc->hsk->lock);
 	/* Where do the new bytes go? Nothing changes before the limits pass.
-	 * Gaps are in message order, all before recv_end.
+	 * Gaps are in message order, all before recv_end, so a segment at or
+	 * past recv_end (the usual case) needs no walk, and an earlier one
+	 * looks only at the gaps before its end: not at up to
+	 * HOMA_MAX_GAPS_PER_MSG gaps for every packet.
 	 */
-	list_for_each_entry(gap, &msgin->gaps, links) {
-		if (gap->end > offset && gap->start < end)
-			goto found;
+	if (offset < msgin->recv_end) {
+		list_for_each_entry(gap, &msgin->gaps, links) {
+			if (gap->start >= end)
+				break;
+			if (gap->end > offset)
+				goto found;
+		}
+		if (end <= msgin->recv_end) {
+			HOMA_INC(rpc->hsk->hnet, drop_duplicate);
+			return false;
+		}
 	}
 	gap = NULL;
-	if (end <= msgin->recv_end) {
-		HOMA_INC(rpc->hsk->hnet, drop_duplicate);
-		return false;
-	}
 found:
 	skip = max(offset, gap ? gap->start : msgin->recv_end) - offset;
 	offset += skip;
