@@ -17,10 +17,9 @@
 #       0..4199) at PPS, then the segments at 4100..4199 again and again
 #       at AGAIN_PPS (200): packets its RPC refuses (over its memory
 #       bound), until the guest's timer has run 3 x timeout_ticks ticks
-#       (at most SECONDS). While
-#       they keep coming the RPC must time out (the guest's timeouts
-#       rise) and the refused packets must be counted (drop_msg_mem):
-#       refused packets do not reset its silence.
+#       (at most SECONDS). While they keep coming the RPC must time out
+#       (the guest's timeouts rise) and the refused packets must be
+#       counted (drop_msg_mem): refused packets do not reset its silence.
 set -u
 PKTGEN=$1
 MODE=$2
