@@ -789,6 +789,9 @@ static void homa_icmp_error(struct net *net, const struct in6_addr *daddr,
 				continue;
 			if (error == -ENOTCONN && rpc->dport != dport)
 				continue;
+			/* Already ended by an earlier error: count it once. */
+			if (homa_is_client(rpc->id) && rpc->error)
+				continue;
 			/* Clients see @error; server RPCs are freed. */
 			HOMA_INC(hnet, icmp_errors);
 			homa_rpc_abort(rpc, error);
