@@ -15,8 +15,13 @@ def write(records, outdir, problems=()):
     outdir.mkdir(parents=True, exist_ok=True)
     text, _ = results.summary(records)
     png = outdir / PNG_NAME
-    plot.plot(records, png)
     problems = list(problems) + results.suite_problems(records)
+    if records:
+        plot.plot(records, png)
+    else:
+        # A lab run that produced nothing: say so instead of a plot error.
+        png.unlink(missing_ok=True)
+        problems.append("no records: no run produced results")
     if not png.is_file() or png.stat().st_size == 0:
         problems.append(f"missing output: {png}")
     if problems:

@@ -101,6 +101,12 @@ class AnalyzeTest(unittest.TestCase):
         # Without --check the summary is still written, exit 0.
         self.assertEqual(self.analyze({"records": recs}).returncode, 0)
 
+    def test_no_records_is_a_problem_not_a_crash(self):
+        res = self.analyze({"records": []}, "--check")
+        self.assertEqual(res.returncode, 1, res.stdout + res.stderr)
+        self.assertIn("no records: no run produced results", res.stdout)
+        self.assertNotIn("Traceback", res.stderr)
+
     def test_missing_transport_fails_check(self):
         recs = [r for r in suite_records() if not (r["workload"] == "mixed" and
                                                    r["transport"] == "tcp")]

@@ -64,6 +64,15 @@ if(TARGET homa_echo_server)
             --host "$<TARGET_FILE:homa-scenario> ${CMAKE_CURRENT_SOURCE_DIR}/fuzz; rc=$?; ${HP_STOP}; exit $rc")
   set_tests_properties(lab_pktgen_fuzz_debug PROPERTIES
     LABELS "lab;debug;fuzz" TIMEOUT 2200 RUN_SERIAL TRUE)
+  # fuzz/soak/: 100,000 packets at 500 a second (200 s of fuzzing).
+  if(HOMA_SOAK)
+    add_test(NAME lab_pktgen_fuzz_soak_debug
+      COMMAND ${HOMA_LAB} run --kernel debug --guests 1 --timeout 1800
+              --file $<TARGET_FILE:homa_echo_server> --on 0 "${HP_SERVERS}"
+              --host "$<TARGET_FILE:homa-scenario> ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/soak; rc=$?; ${HP_STOP}; exit $rc")
+    set_tests_properties(lab_pktgen_fuzz_soak_debug PROPERTIES
+      LABELS "lab;debug;fuzz;soak" TIMEOUT 2200 RUN_SERIAL TRUE)
+  endif()
   # -i delivers every frame and --pps paces, counted by the tap's own
   # statistics; homa-pktgen reaches at least a fifth of tcpreplay
   # --topspeed's rate on the same tap (a loose, asserted bound; the ratio
