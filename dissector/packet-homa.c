@@ -41,13 +41,6 @@
 
 #include "packet-homa.h"
 
-#ifndef IPPROTO_HOMA
-#define IPPROTO_HOMA 146
-#endif
-#ifndef HOMA_MAX_MESSAGE_LENGTH
-#define HOMA_MAX_MESSAGE_LENGTH 1000000
-#endif
-
 /* Offsets and sizes, all taken from homa_wire.h. */
 #define OFF_COMMON(f)	((int)offsetof(struct homa_common_hdr, f))
 #define OFF_DATA(f)	((int)offsetof(struct homa_data_hdr, f))
@@ -212,8 +205,13 @@ static const fragment_items homa_frag_items = {
 	"Homa message segments"
 };
 
-/* Filled from homa_type_name() at registration; ends with { 0, NULL }. */
-static value_string homa_type_vals[HOMA_TYPE_MAX - HOMA_TYPE_MIN + 2];
+/* The type names, from homa_wire_types.h (the one list of them). */
+static const value_string homa_type_vals[] = {
+#define HOMA_PACKET_TYPE(sym, name, ...)	{ sym, name },
+#include "homa_wire_types.h"
+#undef HOMA_PACKET_TYPE
+	{ 0, NULL }
+};
 
 static const true_false_string tfs_homa_sender = {
 	"Client (request direction)", "Server (response direction)"
@@ -237,17 +235,17 @@ static gboolean homa_doff_ok(guint type, guint8 doff)
 {
 	int len = (int)homa_type_hdr_len(type);
 
-	if (len == 0)
+	if (!homa_type_valid(type))
 		return TRUE;	/* unknown type: reported separately */
 	if (type == DATA)
 		return doff == homa_type_doff(DATA) ||
 		       doff == homa_doff(sizeof(struct homa_data_hdr));
 	/* What senders write (homa_type_doff(): saturated for headers the
-	 * nibble cannot say), the header length as such, or v4's 0.
+	 * nibble cannot say), the header length as such (or the type's
+	 * minimum, a v4 RESEND's), or v4's 0.
 	 */
-	if (doff == 0 || doff == homa_type_doff(type) || doff == homa_doff(len))
-		return TRUE;
-	return type == RESEND && doff == homa_doff(HOMA_RESEND_V4_LEN);
+	return doff == 0 || doff == homa_type_doff(type) || doff == homa_doff(len) ||
+	       doff == homa_doff(homa_type_min_len(type));
 }
 
 /* ------------------------------------------------------------------ */
@@ -1124,7 +1122,7 @@ static int dissect_homa_common(tvbuff_t *tvb, packet_info *pinfo,
 	it = proto_tree_add_item_ret_uint(ctree, hf_homa_type, tvb, OFF_COMMON(type),
 			SIZEOF_FIELD(struct homa_common_hdr, type), ENC_BIG_ENDIAN, &type);
 	p->type = type;
-	if (homa_type_hdr_len(type) == 0) {
+	if (!homa_type_valid(type)) {
 		expert_add_info_format(pinfo, it, &ei_homa_unknown_type,
 			"Unknown packet type 0x%02x (known: 0x%02x..0x%02x)",
 			type, HOMA_TYPE_MIN, HOMA_TYPE_MAX);
@@ -1190,7 +1188,7 @@ static int dissect_homa_common(tvbuff_t *tvb, packet_info *pinfo,
 
 	/* Analysis state: one RPC per (client, server, id). */
 	p->analyze = (homa_analyze || homa_reassemble) && !pinfo->flags.in_error_pkt &&
-		     homa_type_hdr_len(type) != 0;
+		     homa_type_valid(type);
 	if (p->analyze) {
 		p->fd = (homa_frame_data_t *)p_get_proto_data(wmem_file_scope(), pinfo,
 							      proto_homa, 0);
@@ -1277,11 +1275,14 @@ static int dissect_homa_common(tvbuff_t *tvb, packet_info *pinfo,
 	}
 
 	/* Bytes after a control header: padding (or garbage). */
-	if (type != DATA && homa_type_hdr_len(type) != 0) {
+	if (type != DATA && homa_type_valid(type)) {
 		int hl = homa_type_hdr_len(type);
 
-		if (type == RESEND && reported < sizeof(struct homa_resend_hdr))
-			hl = (int)HOMA_RESEND_V4_LEN;
+		/* A packet shorter than the whole header (a v4 RESEND)
+		 * holds its type's minimum.
+		 */
+		if (reported < (guint)hl)
+			hl = min_len;
 		if (reported > (guint)hl)
 			proto_tree_add_item(p->tree, hf_homa_padding, tvb, hl, -1, ENC_NA);
 	}
@@ -1303,7 +1304,8 @@ static int dissect_homa(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 
 /*
  * TCP hijacking: the full upstream module can send Homa with IP protocol
- * TCP so that NICs apply TSO; such packets carry urgent pointer 0xb97d.
+ * TCP so that NICs apply TSO; such packets carry urgent pointer
+ * HOMA_TCP_URGENT.
  * When the preference is on, this sits in front of TCP: Homa-looking
  * packets are Homa, everything else goes to TCP unchanged.
  */
@@ -1316,7 +1318,7 @@ static gboolean homa_looks_hijacked(tvbuff_t *tvb)
 	if (tvb_get_ntohs(tvb, OFF_COMMON(urgent)) != HOMA_TCP_URGENT)
 		return FALSE;
 	type = tvb_get_guint8(tvb, OFF_COMMON(type));
-	return type >= HOMA_TYPE_MIN && type <= HOMA_TYPE_MAX;
+	return homa_type_valid(type);
 }
 
 static int dissect_homa_or_tcp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
@@ -1454,17 +1456,6 @@ static void homa_prefs_apply(void)
 		dissector_change_uint("ip.proto", IP_PROTO_TCP, homa_tcp_handle);
 	} else {
 		dissector_reset_uint("ip.proto", IP_PROTO_TCP);
-	}
-}
-
-/* The type names come from homa_wire.h, the one list of them. */
-static void homa_fill_type_vals(void)
-{
-	guint t;
-
-	for (t = HOMA_TYPE_MIN; t <= HOMA_TYPE_MAX; t++) {
-		homa_type_vals[t - HOMA_TYPE_MIN].value = t;
-		homa_type_vals[t - HOMA_TYPE_MIN].strptr = homa_type_name(t);
 	}
 }
 
@@ -1672,14 +1663,14 @@ void proto_register_homa(void)
 			PI_PROTOCOL, PI_WARN,
 			"Message length differs from earlier DATA of the same message", EXPFILL } },
 		{ &ei_homa_tcp_hijack, { "homa.tcp_hijack", PI_PROTOCOL, PI_CHAT,
-			"Homa carried with IP protocol TCP (urgent pointer 0xb97d)", EXPFILL } },
+			"Homa carried with IP protocol TCP (urgent pointer "
+			G_STRINGIFY(HOMA_TCP_URGENT) ")", EXPFILL } },
 	};
 
 	module_t *homa_module;
 	expert_module_t *expert_homa;
 
 	proto_homa = proto_register_protocol("Homa Transport Protocol", "Homa", "homa");
-	homa_fill_type_vals();
 	proto_register_field_array(proto_homa, hf, array_length(hf));
 	proto_register_subtree_array(ett, array_length(ett));
 	expert_homa = expert_register_protocol(proto_homa);
@@ -1703,7 +1694,8 @@ void proto_register_homa(void)
 		&homa_try_heuristic_first);
 	prefs_register_bool_preference(homa_module, "tcp_hijack",
 		"Decode Homa carried as TCP (hijacking)",
-		"Decode TCP packets whose urgent pointer is 0xb97d and whose type byte "
+		"Decode TCP packets whose urgent pointer is " G_STRINGIFY(HOMA_TCP_URGENT)
+		" and whose type byte "
 		"is a Homa type as Homa, as the full upstream module sends them for "
 		"NIC offloads",
 		&homa_tcp_hijack);

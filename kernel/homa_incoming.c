@@ -678,7 +678,7 @@ int homa_softirq(struct sk_buff *skb)
 	}
 	h = (struct homa_common_hdr *)skb->data;
 	type = h->type;
-	if (type < HOMA_TYPE_MIN || type > HOMA_TYPE_MAX) {
+	if (!homa_type_valid(type)) {
 		HOMA_INC(hnet, drop_bad_type);
 		goto drop;
 	}

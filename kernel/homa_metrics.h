@@ -21,8 +21,6 @@
 
 #include "homa_wire.h"
 
-#define HOMA_NUM_TYPES	(HOMA_TYPE_MAX - HOMA_TYPE_MIN + 1)
-
 /**
  * struct homa_metrics - per-CPU counters: the per-type packet counts and
  * one u64 per entry of homa_metrics_list.h, named as there.

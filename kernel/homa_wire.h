@@ -3,7 +3,10 @@
  * homa_wire.h - the Homa wire format: the one definition of the bytes.
  *
  * The kernel module, the Wireshark dissector and the packet crafter all
- * include this file, so it depends on nothing beyond <linux/types.h>.
+ * include this file (and homa_wire_types.h, which it includes), so it
+ * depends on nothing beyond <linux/types.h> and, outside the kernel, C11's
+ * <assert.h>, <stdbool.h> and <stddef.h>. Each fact of the format is
+ * stated here once; the users derive from it and never restate it.
  * Every multi-byte field is big-endian and no structure has padding.
  */
 #ifndef _HOMA_WIRE_H
@@ -14,6 +17,8 @@
 #include <linux/build_bug.h>
 #else
 #include <assert.h>
+#include <stdbool.h>
+#include <stddef.h>
 #endif
 
 #ifndef __KERNEL__
@@ -23,7 +28,9 @@
 #endif
 
 /**
- * enum homa_packet_type - values of &struct homa_common_hdr.type.
+ * enum homa_packet_type - values of &struct homa_common_hdr.type, with no
+ * gap from HOMA_TYPE_MIN to HOMA_TYPE_MAX. homa_wire_types.h lists them
+ * with their names and headers.
  * @DATA:          message bytes (struct homa_data_hdr).
  * @GRANT:         full Homa: permission to send more (struct homa_grant_hdr).
  * @RESEND:        ask the sender to retransmit a range (struct homa_resend_hdr).
@@ -48,6 +55,9 @@ enum homa_packet_type {
 
 #define HOMA_TYPE_MIN		DATA
 #define HOMA_TYPE_MAX		ACK
+
+/* Number of packet types (codes HOMA_TYPE_MIN..HOMA_TYPE_MAX). */
+#define HOMA_NUM_TYPES		(HOMA_TYPE_MAX - HOMA_TYPE_MIN + 1)
 
 /* Largest header of any packet type, in bytes. */
 #define HOMA_MAX_HEADER		90
@@ -259,23 +269,27 @@ struct homa_ack_hdr {
 	struct homa_ack acks[HOMA_MAX_ACKS_PER_PKT];
 } __packed;
 
-/* Minimum lengths a receiver accepts, by type. */
-#define HOMA_MIN_LEN_DATA	sizeof(struct homa_data_hdr)
-#define HOMA_MIN_LEN_RESEND	HOMA_RESEND_V4_LEN
-#define HOMA_MIN_LEN_CONTROL	sizeof(struct homa_common_hdr)
-#define HOMA_MIN_LEN_ACK	sizeof(struct homa_ack_hdr)
-
 /**
  * homa_doff() - the doff byte for a header of @len bytes.
  * @len: header length in bytes (a multiple of 4 rounds down).
+ *
+ * Return: the doff byte; @len must fit (see HOMA_DOFF_MAX_LEN).
  */
-#define homa_doff(len)		((__u8)(((len) >> 2) << 4))
+static inline __u8 homa_doff(unsigned int len)
+{
+	return (__u8)((len >> 2) << 4);
+}
 
 /**
  * homa_doff_bytes() - header length in bytes that a doff byte announces.
  * @doff: the doff byte of a common header.
+ *
+ * Return: bytes.
  */
-#define homa_doff_bytes(doff)	((unsigned int)((doff) >> 4) << 2)
+static inline unsigned int homa_doff_bytes(__u8 doff)
+{
+	return (unsigned int)(doff >> 4) << 2;
+}
 
 /* Longest header a doff nibble can announce (an ACK's 80 bytes cannot). */
 #define HOMA_DOFF_MAX_LEN	60
@@ -287,76 +301,101 @@ struct homa_ack_hdr {
 #define HOMA_TCP_URGENT		0xb97d
 
 /**
+ * struct homa_type_info - what homa_wire_types.h says of one packet type.
+ */
+struct homa_type_info {
+	/** @name: the type's name. */
+	const char *name;
+
+	/** @hdr_len: length of its whole header in bytes. */
+	__u8 hdr_len;
+
+	/**
+	 * @min_len: shortest packet of the type a receiver takes; 0 for
+	 * @hdr_len.
+	 */
+	__u8 min_len;
+};
+
+/**
+ * homa_type_valid() - is a type byte one of the packet types?
+ * @type: the type byte of a common header.
+ *
+ * Return: true for HOMA_TYPE_MIN..HOMA_TYPE_MAX.
+ */
+static inline bool homa_type_valid(unsigned int type)
+{
+	return type >= HOMA_TYPE_MIN && type <= HOMA_TYPE_MAX;
+}
+
+/**
+ * homa_type_info() - the homa_wire_types.h entry of a packet type.
+ * @type: the type byte of a common header.
+ *
+ * Return: the entry, or NULL for a value that is no packet type.
+ */
+static inline const struct homa_type_info *homa_type_info(unsigned int type)
+{
+	static const struct homa_type_info info[HOMA_NUM_TYPES] = {
+#define HOMA_PACKET_TYPE(sym, name, hdr, min)				\
+		[(sym) - HOMA_TYPE_MIN] = { name, sizeof(hdr), min },
+#include "homa_wire_types.h"
+#undef HOMA_PACKET_TYPE
+	};
+
+	if (!homa_type_valid(type))
+		return NULL;
+	return &info[type - HOMA_TYPE_MIN];
+}
+
+/**
  * homa_type_hdr_len() - full header length of a packet type.
- * @type: a &enum homa_packet_type value.
+ * @type: the type byte of a common header.
  *
  * Return: bytes, or 0 for a value that is no packet type.
  */
 static inline unsigned int homa_type_hdr_len(unsigned int type)
 {
-	switch (type) {
-	case DATA:
-		return sizeof(struct homa_data_hdr);
-	case GRANT:
-		return sizeof(struct homa_grant_hdr);
-	case RESEND:
-		return sizeof(struct homa_resend_hdr);
-	case RPC_UNKNOWN:
-		return sizeof(struct homa_rpc_unknown_hdr);
-	case BUSY:
-		return sizeof(struct homa_busy_hdr);
-	case CUTOFFS:
-		return sizeof(struct homa_cutoffs_hdr);
-	case FREEZE:
-		return sizeof(struct homa_freeze_hdr);
-	case NEED_ACK:
-		return sizeof(struct homa_need_ack_hdr);
-	case ACK:
-		return sizeof(struct homa_ack_hdr);
-	default:
-		return 0;
-	}
+	const struct homa_type_info *t = homa_type_info(type);
+
+	return t ? t->hdr_len : 0;
 }
 
 /**
  * homa_type_min_len() - shortest packet of a type that a receiver takes:
  * its whole header, except for RESEND, which v4 senders send without the
- * priority byte (36 bytes).
- * @type: a &enum homa_packet_type value.
+ * priority byte.
+ * @type: the type byte of a common header.
  *
  * Return: bytes, or 0 for a value that is no packet type.
  */
 static inline unsigned int homa_type_min_len(unsigned int type)
 {
-	if (type == RESEND)
-		return HOMA_MIN_LEN_RESEND;
-	return homa_type_hdr_len(type);
+	const struct homa_type_info *t = homa_type_info(type);
+
+	if (!t)
+		return 0;
+	return t->min_len ? t->min_len : t->hdr_len;
 }
 
 /**
- * homa_type_name() - the name of a packet type, as the spec, the
- * dissector, the crafter and /proc/net/homa_metrics write it.
- * @type: a &enum homa_packet_type value.
+ * homa_type_name() - the name of a packet type.
+ * @type: the type byte of a common header.
  *
  * Return: the name (RPC_UNKNOWN is "UNKNOWN"), or NULL.
  */
 static inline const char *homa_type_name(unsigned int type)
 {
-	static const char * const names[] = {
-		"DATA", "GRANT", "RESEND", "UNKNOWN", "BUSY", "CUTOFFS",
-		"FREEZE", "NEED_ACK", "ACK",
-	};
+	const struct homa_type_info *t = homa_type_info(type);
 
-	if (type < HOMA_TYPE_MIN || type > HOMA_TYPE_MAX)
-		return NULL;
-	return names[type - HOMA_TYPE_MIN];
+	return t ? t->name : NULL;
 }
 
 /**
  * homa_type_doff() - the doff byte a sender writes for a packet type:
  * for DATA the bytes every GSO segment repeats (HOMA_DATA_PREFIX_LEN),
  * for the others the header, saturated at HOMA_DOFF_MAX_LEN.
- * @type: a &enum homa_packet_type value.
+ * @type: the type byte of a common header.
  *
  * Return: the doff byte (0 for a value that is no packet type).
  */
@@ -369,17 +408,23 @@ static inline __u8 homa_type_doff(unsigned int type)
 	return homa_doff(len < HOMA_DOFF_MAX_LEN ? len : HOMA_DOFF_MAX_LEN);
 }
 
-/* The layout is a wire contract: fail the build if any size moves. */
-static_assert(sizeof(struct homa_common_hdr) == 28, "common header is 28 bytes");
-static_assert(sizeof(struct homa_ack) == 10, "homa_ack is 10 bytes");
-static_assert(sizeof(struct homa_data_hdr) == 56, "DATA header is 56 bytes");
-static_assert(HOMA_DATA_PREFIX_LEN == 52, "DATA prefix is 52 bytes");
-static_assert(sizeof(struct homa_grant_hdr) == 34, "GRANT header is 34 bytes");
-static_assert(sizeof(struct homa_resend_hdr) == 37, "RESEND header is 37 bytes");
-static_assert(sizeof(struct homa_cutoffs_hdr) == 62, "CUTOFFS header is 62 bytes");
-static_assert(sizeof(struct homa_ack_hdr) == 80, "ACK header is 80 bytes");
-static_assert(sizeof(struct homa_ack_hdr) <= HOMA_MAX_HEADER, "max header");
-static_assert(HOMA_MIN_LEN_RESEND == 36, "v4 senders' RESEND is 36 bytes");
-static_assert(HOMA_TYPE_MAX - HOMA_TYPE_MIN + 1 == 9, "nine packet types");
+/*
+ * The numbers themselves (sizes, offsets, codes, lengths by type) are
+ * checked against the spec in one place, kernel/tests/abi_layout.c. Here,
+ * in every build, what the code above relies on: homa_wire_types.h lists
+ * each type once (twice would repeat an enumerator below) and as many as
+ * HOMA_TYPE_MIN..HOMA_TYPE_MAX has codes, so none is missing from
+ * homa_type_info()'s table (one outside the range is an index out of its
+ * bounds).
+ */
+enum homa_type_list_check {
+#define HOMA_PACKET_TYPE(sym, ...)	HOMA_LISTED_##sym,
+#include "homa_wire_types.h"
+#undef HOMA_PACKET_TYPE
+	HOMA_LISTED_TYPES
+};
+
+static_assert(HOMA_LISTED_TYPES == HOMA_NUM_TYPES,
+	      "homa_wire_types.h lists every type once");
 
 #endif /* _HOMA_WIRE_H */

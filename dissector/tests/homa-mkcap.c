@@ -411,7 +411,7 @@ static void icmp_error(struct cap *c)
 	cap_frame(c, 0, buf, 28 + homa_len, 200);
 }
 
-/* Homa in TCP headers: urgent pointer 0xb97d, flags RST|SYN. */
+/* Homa in TCP headers: urgent pointer HOMA_TCP_URGENT, flags RST|SYN. */
 static void hijack(struct cap *c)
 {
 	static uint8_t buf[MAX_FRAME];
@@ -422,7 +422,7 @@ static void hijack(struct cap *c)
 	memset(buf, 0, sizeof(*d) + 64);
 	common(&d->common, CLIENT_PORT, SERVER_PORT, DATA, 50, HOMA_DATA_PREFIX_LEN);
 	d->common.flags = 0x06;
-	d->common.urgent = htons(0xb97d);
+	d->common.urgent = htons(HOMA_TCP_URGENT);
 	d->message_length = htonl(64);
 	for (i = 0; i < 64; i++)
 		buf[sizeof(*d) + i] = msg_byte(50, i);

@@ -13,6 +13,7 @@
  */
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/ioctl.h>
 
 #include <linux/homa.h>
@@ -30,6 +31,21 @@ struct check {
 #define FIELD(type, member, off, size) \
 	{ "offsetof(" #type ", " #member ")", offsetof(type, member), (off) }, \
 	{ "sizeof(" #type "." #member ")", MEMBER_SIZE(type, member), (size) }
+/* TYPE(sym, name, hdr_len, min_len, doff): five checks of a packet type. */
+#define TYPE(sym, name, hdr, min, doff) \
+	CHECK(name_is(homa_type_name(sym), name), 1), \
+	CHECK(homa_type_valid(sym), 1), \
+	CHECK(homa_type_hdr_len(sym), hdr), CHECK(homa_type_min_len(sym), min), \
+	CHECK(homa_type_doff(sym), doff)
+/* NOT_A_TYPE(value): three checks that @value is no packet type. */
+#define NOT_A_TYPE(v) \
+	CHECK(homa_type_valid(v), 0), CHECK(homa_type_name(v) == NULL, 1), \
+	CHECK(homa_type_hdr_len(v) + homa_type_min_len(v) + homa_type_doff(v), 0)
+
+static int name_is(const char *got, const char *want)
+{
+	return got && strcmp(got, want) == 0;
+}
 
 int main(void)
 {
@@ -162,13 +178,28 @@ int main(void)
 		CHECK(HOMA_MAX_ACKS_PER_PKT, 5), CHECK(HOMA_MAX_HEADER, 90),
 		CHECK(HOMA_MIN_PKT_LENGTH, 26),
 		CHECK(HOMA_SEG_OFFSET_USE_SEQ, 0xffffffffU),
-		/* Minimum lengths a receiver accepts. */
-		CHECK(HOMA_MIN_LEN_DATA, 56), CHECK(HOMA_MIN_LEN_RESEND, 36),
-		CHECK(HOMA_MIN_LEN_CONTROL, 28), CHECK(HOMA_MIN_LEN_ACK, 80),
+		CHECK(HOMA_NUM_TYPES, 9), CHECK(HOMA_TCP_URGENT, 0xb97d),
 		/* doff: header bytes / 4 in the upper nibble. */
 		CHECK(homa_doff(56), 0xe0), CHECK(homa_doff(52), 0xd0),
 		CHECK(homa_doff(36), 0x90), CHECK(homa_doff_bytes(0xe0), 56),
-		CHECK(homa_doff_bytes(0xd0), 52),
+		CHECK(homa_doff_bytes(0xd0), 52), CHECK(HOMA_DOFF_MAX_LEN, 60),
+		CHECK(homa_doff_bytes(0xf0), 60),
+		/*
+		 * By type (HOMA_PACKET_TYPES): name, header length, minimum
+		 * length a receiver accepts, and the doff a sender writes
+		 * (DATA: the 52-byte prefix; over 60 bytes: 60).
+		 */
+		TYPE(DATA, "DATA", 56, 56, 0xd0),
+		TYPE(GRANT, "GRANT", 34, 34, 0x80),
+		TYPE(RESEND, "RESEND", 37, 36, 0x90),
+		TYPE(RPC_UNKNOWN, "UNKNOWN", 28, 28, 0x70),
+		TYPE(BUSY, "BUSY", 28, 28, 0x70),
+		TYPE(CUTOFFS, "CUTOFFS", 62, 62, 0xf0),
+		TYPE(FREEZE, "FREEZE", 28, 28, 0x70),
+		TYPE(NEED_ACK, "NEED_ACK", 28, 28, 0x70),
+		TYPE(ACK, "ACK", 80, 80, 0xf0),
+		/* Values outside 0x10..0x18 are no type. */
+		NOT_A_TYPE(0), NOT_A_TYPE(0x0f), NOT_A_TYPE(0x19), NOT_A_TYPE(0xff),
 	};
 	size_t n = sizeof(checks) / sizeof(checks[0]);
 	int failed = 0;

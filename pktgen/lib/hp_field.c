@@ -12,8 +12,11 @@
 #include "homa_wire.h"
 #include "hp_util.h"
 
-#define T(x)	((uint16_t)(1u << ((x) - DATA)))
+#define T(x)	((uint16_t)(1u << ((x) - HOMA_TYPE_MIN)))
 #define T_ANY	0
+
+_Static_assert(HOMA_NUM_TYPES <= 16, "hp_field_def.types has a bit a type");
+
 #define FLD(name, layer, st, mem, types, kind, lock, help) \
 	{ name, layer, offsetof(st, mem), sizeof(((st *)0)->mem), types, \
 	  kind, lock, help }
@@ -27,6 +30,13 @@
 #define CUTN(i) \
 	HOMA("cutoffs[" #i "]", struct homa_cutoffs_hdr, unsched_cutoffs[i], \
 	     T(CUTOFFS), "CUTOFFS: unscheduled cutoff " #i)
+
+/* The help of "type": the type names, from homa_wire_types.h. */
+static const char type_help[] = "packet type:"
+#define HOMA_PACKET_TYPE(sym, name, ...)	" " name
+#include "homa_wire_types.h"
+#undef HOMA_PACKET_TYPE
+	" or a number";
 
 static const struct hp_field_def fields[] = {
 	FLD("eth.dst", HP_L_ETH, struct ether_header, ether_dhost, T_ANY,
@@ -83,8 +93,7 @@ static const struct hp_field_def fields[] = {
 	HOMA("common.ack", struct homa_common_hdr, ack, T_ANY,
 	     "reserved 3 bytes (TCP ack)"),
 	FLD("type", HP_L_HOMA, struct homa_common_hdr, type, T_ANY, HP_K_TYPE,
-	    0, "packet type: DATA GRANT RESEND UNKNOWN BUSY CUTOFFS FREEZE "
-	    "NEED_ACK ACK or a number"),
+	    0, type_help),
 	HOMA("doff", struct homa_common_hdr, doff, T_ANY,
 	     "header words << 4 (default: the type's header length)"),
 	HOMA("flags", struct homa_common_hdr, flags, T_ANY, "reserved flags"),
@@ -176,7 +185,7 @@ const struct hp_field_def *hp_field_lookup(const struct hp_frame *f,
 			reason = "field of the other IP family";
 			continue;
 		}
-		if (d->types && (type < DATA || type > ACK ||
+		if (d->types && (!homa_type_valid(type) ||
 				 !(d->types & T(type)))) {
 			reason = "field does not exist in this packet type";
 			continue;

@@ -24,7 +24,8 @@ enum hp_kind { HP_K_UINT, HP_K_MAC, HP_K_IP4, HP_K_IP6, HP_K_TYPE };
  * @name: what users type.
  * @layer: where @off counts from.
  * @off/@size: position in the layer, bytes (big-endian numbers).
- * @types: bit (type - 0x10) for each Homa type that has it; 0 = every type.
+ * @types: bit (type - HOMA_TYPE_MIN) for each Homa type that has it;
+ *         0 = every type.
  * @kind: how values are written and printed.
  * @lock: HP_LOCK_* bits to set when a user writes this field.
  * @help: one line for --list-fields.

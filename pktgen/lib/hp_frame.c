@@ -88,7 +88,7 @@ size_t hp_type_hdr_len(unsigned int type)
 
 uint8_t hp_default_doff(unsigned int type)
 {
-	if (!homa_type_name(type))
+	if (!homa_type_valid(type))
 		return homa_doff(sizeof(struct homa_common_hdr));
 	return homa_type_doff(type);
 }
@@ -98,16 +98,20 @@ const char *hp_type_name(unsigned int type)
 	return homa_type_name(type);
 }
 
+/* The types' names in enum homa_packet_type (RPC_UNKNOWN for UNKNOWN). */
+static const char *const type_syms[HOMA_NUM_TYPES] = {
+#define HOMA_PACKET_TYPE(sym, ...)	[(sym) - HOMA_TYPE_MIN] = #sym,
+#include "homa_wire_types.h"
+#undef HOMA_PACKET_TYPE
+};
+
 int hp_type_parse(const char *s, unsigned int *type)
 {
 	uint64_t v;
 
-	if (strcasecmp(s, "RPC_UNKNOWN") == 0) {
-		*type = RPC_UNKNOWN;
-		return 0;
-	}
 	for (unsigned int t = HOMA_TYPE_MIN; t <= HOMA_TYPE_MAX; t++) {
-		if (strcasecmp(s, homa_type_name(t)) == 0) {
+		if (strcasecmp(s, homa_type_name(t)) == 0 ||
+		    strcasecmp(s, type_syms[t - HOMA_TYPE_MIN]) == 0) {
 			*type = t;
 			return 0;
 		}

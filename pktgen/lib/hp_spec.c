@@ -70,8 +70,8 @@ static int parse_special(struct hp_addrs *a, struct spec *s,
 	} else if (strcmp(k, "msg-data") == 0) {
 		s->msg_data = v;
 	} else if (strcmp(k, "seg-size") == 0) {
-		if (num(k, v, HP_FRAME_MAX - 14 - 40 - 56, &s->seg_size, err,
-			errlen))
+		if (num(k, v, HP_FRAME_MAX - 14 - 40 -
+			sizeof(struct homa_data_hdr), &s->seg_size, err, errlen))
 			return -1;
 		if (!s->seg_size) {
 			snprintf(err, errlen, "bad value '0' for seg-size: "

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "homa_wire.h"
+#include "linux/homa.h"
 #include "hp_field.h"
 #include "hp_parse.h"
 #include "hp_spec.h"
@@ -29,12 +30,15 @@ static uint64_t rnd(struct fuzz *z, uint64_t bound)
 	return bound ? hp_rand(&z->rng) % bound : hp_rand(&z->rng);
 }
 
-/* A value that often sits on an edge: 0, 1, max, around 1,000,000... */
+/* A value that often sits on an edge: 0, 1, max, around the longest
+ * message...
+ */
 static uint64_t edgy(struct fuzz *z, unsigned int size)
 {
 	static const uint64_t edges[] = { 0, 1, 2, 5, 6, 100, 1399, 1400,
-		65535, 999999, 1000000, 1000001, 2000000, 0x7fffffff,
-		0xffffffff };
+		65535, HOMA_MAX_MESSAGE_LENGTH - 1, HOMA_MAX_MESSAGE_LENGTH,
+		HOMA_MAX_MESSAGE_LENGTH + 1, 2 * HOMA_MAX_MESSAGE_LENGTH,
+		0x7fffffff, 0xffffffff };
 	uint64_t max = size >= 8 ? UINT64_MAX : (1ull << (8 * size)) - 1;
 
 	if (rnd(z, 3) == 0)
