@@ -1,7 +1,7 @@
 """The workloads and the lab command that runs them, alternating transports."""
 from dataclasses import dataclass
 
-SERVER_IP4 = "198.18.0.12"      # guest 1 (vm/README.md)
+SERVER_IP4 = "$HOMALAB_G1_IP4"  # guest 1, as its shell reads it (vm/README.md)
 PORT = 4000
 TRANSPORTS = ("homa", "tcp")
 GUEST_BIN = "/opt/homa/homa_bench"

@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int homa_addr_parse(union homa_addr *a, const char *ip, uint16_t port)
@@ -22,6 +23,22 @@ int homa_addr_parse(union homa_addr *a, const char *ip, uint16_t port)
 		return 0;
 	}
 	return -EINVAL;
+}
+
+const char *homa_lab_addr(const char *host, int family)
+{
+	const char *value;
+	char name[64];
+
+	snprintf(name, sizeof(name), "HOMALAB_%s_IP%d", host,
+		 family == AF_INET6 ? 6 : 4);
+	value = getenv(name);
+	if (!value || !*value) {
+		fprintf(stderr, "%s is not set: run this under vm/lab, or set it\n",
+			name);
+		return NULL;
+	}
+	return value;
 }
 
 void homa_addr_loopback(union homa_addr *a, int family, uint16_t port)

@@ -33,6 +33,14 @@ bool homa_addr_equal(const union homa_addr *a, const union homa_addr *b);
 /* "ip:port" or "[ip]:port" into @buf; returns @buf. */
 const char *homa_addr_str(const union homa_addr *a, char *buf, size_t len);
 
+/*
+ * The lab's address of @host ("G0", "G1", "PEER", "UNUSED", "BCAST") for
+ * @family: the value of HOMALAB_<host>_IP4 or _IP6, which vm/lab exports
+ * to every guest command (vm/README.md). Returns NULL, after saying on
+ * stderr which variable is missing, outside a lab run.
+ */
+const char *homa_lab_addr(const char *host, int family);
+
 /* Parses "4" or "6" (or "inet"/"inet6"); returns AF_INET, AF_INET6 or -1. */
 int homa_family_parse(const char *s);
 

@@ -10,7 +10,7 @@
  *
  * Usage: homa_test_badinput [--family 4|6] [--silent-peer ADDR]
  * ADDR must never answer (default: the lab's crafter address of the
- * family, 198.18.0.100 or 2001:db8::100).
+ * family, $HOMALAB_PEER_IP4 or $HOMALAB_PEER_IP6).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -331,8 +331,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!silent_peer)
-		silent_peer = c.family == AF_INET ? "198.18.0.100"
-						  : "2001:db8::100";
+		silent_peer = homa_lab_addr("PEER", c.family);
+	if (!silent_peer)
+		return 2;
 	c.k = &k;
 	/*
 	 * Cases: setup, send 7, response lengths 4, rcvbuf 7, recv 10,

@@ -37,7 +37,7 @@
  *                         [--only filter|ids|broadcast|icmp|route|pmtu|
  *                                 egress|xfrm]
  * (the silent peer is an address on the lab segment that never answers:
- * the crafter's, 198.18.0.100 or 2001:db8::100 by default).
+ * the crafter's, $HOMALAB_PEER_IP4 or $HOMALAB_PEER_IP6, by default).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -397,19 +397,21 @@ out:
 
 /*
  * IPv4 broadcast destinations and SO_BROADCAST: the directed broadcast of
- * the lab's /24 (the guests have no default route, so the limited
- * broadcast has no route at all).
+ * the lab's /24, $HOMALAB_BCAST_IP4 (the guests have no default route, so
+ * the limited broadcast has no route at all).
  */
 static void broadcast_tests(struct policy_test *t)
 {
+	const char *bcast = homa_lab_addr("BCAST", AF_INET);
 	union homa_addr dst;
 	struct homa_ep ep;
 	uint64_t id = 0;
 	int one = 1, err;
 
 	watchdog_arm(&t->wd, 30, "broadcast");
-	homa_addr_parse(&dst, "198.18.0.255", SILENT_PORT);
-	err = homa_ep_open(&ep, AF_INET, 0, 0);
+	err = bcast ? homa_addr_parse(&dst, bcast, SILENT_PORT) : -ENOENT;
+	if (!err)
+		err = homa_ep_open(&ep, AF_INET, 0, 0);
 	if (!expect_errno(&t->k, err, 0, "setup_client_socket"))
 		goto out;
 	expect_errno(&t->k, request(t, &ep, &dst, &id), EACCES,
@@ -1016,7 +1018,9 @@ int main(int argc, char **argv)
 	if (t.family < 0)
 		usage(argv[0]);
 	if (!silent)
-		silent = t.family == AF_INET ? "198.18.0.100" : "2001:db8::100";
+		silent = homa_lab_addr("PEER", t.family);
+	if (!silent)
+		return 2;
 	if (homa_addr_parse(&t.silent, silent, SILENT_PORT) < 0 ||
 	    t.silent.sa.sa_family != t.family)
 		usage(argv[0]);

@@ -18,9 +18,31 @@ PEER = {"ip4": "198.18.0.100", "ip6": "2001:db8::100", "mac": "02:48:4f:4d:41:64
 LAB_PROGRAM = REPO / "vm" / "lab"
 
 
+# An address on the guests' subnet that no host of the lab has, and the
+# subnet's IPv4 broadcast address.
+UNUSED = {"ip4": "198.18.0.99", "ip6": "2001:db8::99"}
+BCAST4 = "198.18.0.255"
+
+
 def guest_addr(index):
     return {"ip4": f"198.18.0.{11 + index}", "ip6": f"2001:db8::{11 + index}",
             "mac": guest_mac(index)}
+
+
+def identity(guests):
+    """The lab's addresses, named as every step sees them: --host steps in
+    their environment, guest commands in theirs (exported by the guest's
+    init from /etc/homalab.env). Tests name hosts by these, never by value.
+    """
+    env = {"HOMALAB_PEER_IP4": PEER["ip4"], "HOMALAB_PEER_IP6": PEER["ip6"],
+           "HOMALAB_PEER_MAC": PEER["mac"], "HOMALAB_UNUSED_IP4": UNUSED["ip4"],
+           "HOMALAB_UNUSED_IP6": UNUSED["ip6"], "HOMALAB_BCAST_IP4": BCAST4}
+    for index in range(guests):
+        a = guest_addr(index)
+        env[f"HOMALAB_G{index}_IP4"] = a["ip4"]
+        env[f"HOMALAB_G{index}_IP6"] = a["ip6"]
+        env[f"HOMALAB_G{index}_MAC"] = a["mac"]
+    return env
 
 
 class Interrupted(Exception):
@@ -106,19 +128,15 @@ class Run:
             f"PEER_IP4={PEER['ip4']}", f"PEER_IP6={PEER['ip6']}", f"PEER_MAC={PEER['mac']}",
             f"NEIGHBOURS='{neigh}'",
             f"KMODS='{' '.join(n for n, _ in kernel.kmods)}'",
-            f"LOAD_MODULE={0 if self.args.no_load or self.args.no_homa else 1}", ""])
+            f"LOAD_MODULE={0 if self.args.no_load or self.args.no_homa else 1}",
+            *(f"export {k}={v}" for k, v in identity(self.args.guests).items()), ""])
 
     def _host_env(self, net, run_dir):
         env = dict(os.environ, HOMALAB_RUN_DIR=str(run_dir), HOMALAB_NETNS=net.name,
                    HOMALAB_BRIDGE=net.bridge, HOMALAB_LAB=str(LAB_PROGRAM),
-                   HOMALAB_PEER_IP4=PEER["ip4"], HOMALAB_PEER_IP6=PEER["ip6"],
-                   HOMALAB_PEER_MAC=PEER["mac"])
+                   **identity(self.args.guests))
         for g in self.guests:
-            a = guest_addr(g.index)
             env[f"HOMALAB_TAP{g.index}"] = net.taps[g.index]
-            env[f"HOMALAB_G{g.index}_IP4"] = a["ip4"]
-            env[f"HOMALAB_G{g.index}_IP6"] = a["ip6"]
-            env[f"HOMALAB_G{g.index}_MAC"] = a["mac"]
             env[f"HOMALAB_AGENT{g.index}"] = str(g.agent_path)
         return env
 
@@ -248,6 +266,8 @@ class Run:
             if not g.alive():
                 raise LabError(f"{g.tag}: QEMU ended during the run (guest panic or reboot)")
             g.execute(_TEARDOWN, self.deadline, echo=False)
+            if self.failures or self.cases.failed:
+                self._save_metrics(g)
             if not self.args.keep_module:
                 progress(f"{g.tag}: unloading homa")
                 status, out = g.execute(_UNLOAD, self.deadline)
@@ -271,6 +291,18 @@ class Run:
                 g.execute("sync; reboot -f", min(self.deadline, time.monotonic() + 2), echo=False)
             except LabError:
                 pass    # the guest goes away mid-command: that is the point
+
+    def _save_metrics(self, g):
+        """After a failure: what Homa counted in @g, kept in its run folder
+        and, the non-zero counters, printed (a failed step often says only
+        what went wrong on its own side)."""
+        status, out = g.execute("cat /proc/net/homa_metrics", self.deadline, echo=False)
+        if status != 0:
+            return
+        (g.run_dir / f"{g.tag}.homa_metrics").write_text(out)
+        nonzero = [" ".join(f) for f in (l.split() for l in out.splitlines())
+                   if len(f) == 2 and f[1] != "0"]
+        progress(f"{g.tag}: homa metrics after the failure: " + ", ".join(nonzero))
 
     def _judge(self, run_dir):
         text = "\n".join([g.console_text() for g in self.guests] + self.extra_text)
