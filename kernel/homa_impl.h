@@ -10,20 +10,27 @@
  *                      hash tables), its receive buffer pool and its
  *                      shutdown flag. Taken with spin_lock_bh.
  *   2. homa->throttle_lock protects the pacer's list of throttled RPCs.
- *   3. peer->ack_lock  protects one peer's list of pending acks.
+ *   3. peer->ack_lock  protects one peer's list of pending acks;
+ *      peer->rexmit_lock protects its retransmission budget
+ *                      (homa_peer_rexmit_charge()).
  *   4. homa->port_lock protects the socket table; homa->peer_lock protects
  *                      changes to the peer table (insertion, removal by
  *                      the idle-peer collector and the pernet exit hook).
- *                      Both are leaves: nothing else is acquired while
- *                      holding them.
+ *
+ * Every lock but hsk->lock is a leaf: nothing else is acquired while
+ * holding one of them. Each may be taken with hsk->lock held (port_lock
+ * in homa_sock_bind(), peer_lock when a server RPC is created) or without
+ * it (the pacer takes throttle_lock alone and, once it is released, the
+ * RPC's hsk->lock).
  *
  * The peer table is read without any lock, under RCU (homa_peer_lookup():
  * hlist_*_rcu, peers freed with kfree_rcu()). A peer is kept alive by a
  * reference count (one per RPC, one for the table) rather than a lock;
  * see struct homa_peer.
  *
- * Functions whose kernel-doc says the socket lock is held assert it
- * (lockdep_assert_held(), checked on the lab's debug kernel).
+ * Functions whose comment says a lock is held (the socket lock,
+ * homa->port_lock, homa->peer_lock) assert it (lockdep_assert_held(),
+ * checked on the lab's debug kernel).
  *
  * Never two socket locks at once: work that concerns another socket
  * (acks carried in a packet) is done after the first lock is released.

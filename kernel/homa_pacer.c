@@ -52,6 +52,7 @@ void homa_add_to_throttled(struct homa_rpc *rpc)
 	struct homa_rpc *cand;
 	int left;
 
+	lockdep_assert_held(&rpc->hsk->lock);
 	left = rpc->msgout.length - rpc->msgout.next_xmit;
 	spin_lock_bh(&homa->throttle_lock);
 	if (rpc->msgout.throttled) {

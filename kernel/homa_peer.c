@@ -151,9 +151,13 @@ void homa_peer_put(struct homa_peer *peer)
 	WARN_ON_ONCE(refcount_dec_and_test(&peer->refs));
 }
 
-/* Unlink @peer (peer_lock held, refs just went from 1 to 0). */
-static void homa_peer_unlink(struct homa_peer *peer)
+/* Unlink @peer from @homa's table (homa->peer_lock held). Its refs just
+ * went from 1 to 0, except for a peer left at module unload
+ * (homa_peertab_destroy()).
+ */
+static void homa_peer_unlink(struct homa *homa, struct homa_peer *peer)
 {
+	lockdep_assert_held(&homa->peer_lock);
 	hlist_del_rcu(&peer->links);
 	/* No reference is left, so nobody uses the routes any more. */
 	dst_cache_destroy(&peer->dst_cache);
@@ -163,11 +167,11 @@ static void homa_peer_unlink(struct homa_peer *peer)
 /* Free @peer as homa_peer_unlink() does, counted in its namespace (which
  * is alive: the peer was still in the table).
  */
-static void homa_peer_free(struct homa_peer *peer)
+static void homa_peer_free(struct homa *homa, struct homa_peer *peer)
 {
 	struct homa_net *hnet = homa_net(peer->net);
 
-	homa_peer_unlink(peer);
+	homa_peer_unlink(homa, peer);
 	HOMA_ADD(hnet, peers_live, -1);
 	HOMA_INC(hnet, peers_freed);
 }
@@ -204,7 +208,7 @@ void homa_peer_gc(struct homa *homa)
 			 * reference; the peer stays then.
 			 */
 			if (refcount_dec_if_one(&peer->refs))
-				homa_peer_free(peer);
+				homa_peer_free(homa, peer);
 		}
 		b = (b + 1) & (HOMA_PEERTAB_BUCKETS - 1);
 	}
@@ -286,7 +290,7 @@ void homa_peer_net_exit(struct homa *homa, struct net *net)
 				continue;
 			if (WARN_ON_ONCE(!refcount_dec_if_one(&peer->refs)))
 				continue;
-			homa_peer_free(peer);
+			homa_peer_free(homa, peer);
 		}
 	}
 	spin_unlock_bh(&homa->peer_lock);
@@ -311,7 +315,7 @@ void homa_peertab_destroy(struct homa *homa)
 			 * counters are gone): none should be left.
 			 */
 			WARN_ON_ONCE(1);
-			homa_peer_unlink(peer);
+			homa_peer_unlink(homa, peer);
 		}
 	}
 	spin_unlock_bh(&homa->peer_lock);

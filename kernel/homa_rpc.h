@@ -247,7 +247,9 @@ void homa_rpc_resend_answered(struct homa_rpc *rpc);
 
 /**
  * homa_rpc_hold() - keep @rpc's memory from being reclaimed.
- * @rpc: the RPC; the socket lock must be held.
+ * @rpc: the RPC; the socket lock must be held, or homa->throttle_lock
+ *       while @rpc is on the pacer's list (homa_pacer_xmit(): an RPC
+ *       leaves that list before it can be reaped).
  */
 static inline void homa_rpc_hold(struct homa_rpc *rpc)
 {

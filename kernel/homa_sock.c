@@ -23,6 +23,7 @@ static struct homa_sock *homa_port_owner(struct homa *homa, struct net *net,
 {
 	struct homa_sock *hsk;
 
+	lockdep_assert_held(&homa->port_lock);
 	hlist_for_each_entry(hsk, &homa->port_buckets[homa_port_hash(port)],
 			     port_links) {
 		if (hsk->port == port && net_eq(sock_net(&hsk->inet.sk), net))

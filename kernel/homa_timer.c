@@ -62,6 +62,7 @@ static u32 homa_check_done_server(struct homa_rpc *rpc, u32 now)
 	struct homa_need_ack_hdr h = {};
 	u32 req = READ_ONCE(hnet->request_ack_ticks);
 
+	lockdep_assert_held(&rpc->hsk->lock);
 	if (rpc->need_ack_interval == 0) {
 		/* live_tick: when homa_xmit_data() sent the last byte. */
 		rpc->need_ack_tick = rpc->live_tick + req;
@@ -105,6 +106,7 @@ static u32 homa_check_waiting_rpc(struct homa_rpc *rpc, u32 now)
 	struct homa_net *hnet = rpc->hsk->hnet;
 	u32 timeout = READ_ONCE(hnet->timeout_ticks);
 
+	lockdep_assert_held(&rpc->hsk->lock);
 	if (homa_silence(rpc, now) >= timeout) {
 		HOMA_INC(hnet, timeouts);
 		HOMA_INC(hnet, buf_timeouts);
@@ -191,6 +193,7 @@ static u32 homa_check_silent_rpc(struct homa_rpc *rpc, u32 now,
 	u32 first = READ_ONCE(hnet->resend_ticks);
 	u32 wait, timeout_at;
 
+	lockdep_assert_held(&rpc->hsk->lock);
 	if (deferred && homa_peer_heard_within(rpc->hsk->homa, rpc->peer,
 					       timeout / 2)) {
 		rpc->live_tick += since;
@@ -223,13 +226,14 @@ static u32 homa_check_silent_rpc(struct homa_rpc *rpc, u32 now,
  * in @next, or false if it has nothing for the timer to do until an event
  * arms it again (homa_rpc_timer_arm()): the application has it (in
  * service, complete, failed, handed off), or it is still sending, and
- * homa_xmit_data() arms it when the last byte leaves.
+ * homa_xmit_data() arms it when the last byte leaves. Socket lock held.
  */
 static bool homa_check_rpc(struct homa_rpc *rpc, u32 now, u32 *next)
 {
 	bool deferred = rpc->resend_deferred;
 	u32 since = now - rpc->timer_tick;
 
+	lockdep_assert_held(&rpc->hsk->lock);
 	rpc->timer_tick = now;
 	rpc->resend_deferred = false;
 	if (rpc->error || rpc->handed_off)
