@@ -864,7 +864,7 @@ static int run_icmp(int argc, char **argv)
 		"icmp_ignored", "icmp_soft_errors", "resend_requests_sent",
 		"resends_deferred", "resends_unanswered_wait", "timer_runs",
 	};
-	long long aborted = homa_metric("icmp_errors");
+	long long aborted = metric("icmp_errors");
 	long long before[sizeof(seen) / sizeof(seen[0])];
 	const int nseen = sizeof(seen) / sizeof(seen[0]);
 	ssize_t r = 0;
@@ -877,7 +877,7 @@ static int run_icmp(int argc, char **argv)
 	homa_rx_init(&rx);
 	memset(buf, 1, sizeof(buf));
 	for (i = 0; i < nseen; i++)
-		before[i] = homa_metric(seen[i]);
+		before[i] = metric(seen[i]);
 	t0 = now_ms();
 	watchdog_arm(&wd, 60, "icmp");
 	for (i = 0; i < 20; i++)
@@ -900,12 +900,12 @@ static int run_icmp(int argc, char **argv)
 	/* What the client did meanwhile, for a run where some timed out. */
 	for (i = 0; i < nseen; i++)
 		ktap_diag(&k, "  %s +%lld", seen[i],
-			  homa_metric(seen[i]) - before[i]);
+			  metric(seen[i]) - before[i]);
 	ktap_result(&k, unsent == 0 && enotconn == 20 && dt < 10000,
 		    "IPv%d: every RPC to a port without a socket fails with ENOTCONN (ICMP port unreachable) within 10 s",
 		    fam == AF_INET ? 4 : 6);
 	/* Each ICMP aborts every RPC to the port; later ones find them done. */
-	aborted = homa_metric("icmp_errors") - aborted;
+	aborted = metric("icmp_errors") - aborted;
 	ktap_diag(&k, "IPv%d: icmp_errors +%lld for %d RPCs ended by ENOTCONN",
 		  fam == AF_INET ? 4 : 6, aborted, enotconn);
 	ktap_result(&k, aborted == enotconn,

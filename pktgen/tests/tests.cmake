@@ -46,42 +46,33 @@ if(TARGET homa_echo_server)
   # The servers are stopped from the host step itself, so they stop even
   # when a scenario fails (a failed step ends the run's steps).
   set(HP_STOP "\"$HOMALAB_LAB\" exec 0 'kill $(cat /tmp/e4.pid) $(cat /tmp/e6.pid)'")
-  foreach(kernel debug distro)
-    set(labels lab)
-    if(kernel STREQUAL "debug")
-      list(APPEND labels debug)
-    endif()
-    add_test(NAME lab_pktgen_scenarios_${kernel}
-      COMMAND ${HOMA_LAB} run --kernel ${kernel} --guests 1 --timeout 900
+  # hp_lab_test(NAME KERNEL LAB_TIMEOUT CTEST_TIMEOUT LABELS CMD): one boot
+  # of guest 0 with the echo servers, then CMD on the host.
+  function(hp_lab_test name kernel lab_timeout ctest_timeout labels cmd)
+    add_test(NAME ${name}
+      COMMAND ${HOMA_LAB} run --kernel ${kernel} --guests 1 --timeout ${lab_timeout}
               --file $<TARGET_FILE:homa_echo_server> --on 0 "${HP_SERVERS}"
-              --host "$<TARGET_FILE:homa-scenario> ${CMAKE_CURRENT_SOURCE_DIR}/scenarios; rc=$?; ${HP_STOP}; exit $rc")
-    set_tests_properties(lab_pktgen_scenarios_${kernel} PROPERTIES
-      LABELS "${labels}" TIMEOUT 1300 RUN_SERIAL TRUE)
-  endforeach()
-  add_test(NAME lab_pktgen_fuzz_debug
-    COMMAND ${HOMA_LAB} run --kernel debug --guests 1 --timeout 1800
-            --file $<TARGET_FILE:homa_echo_server> --on 0 "${HP_SERVERS}"
-            --host "$<TARGET_FILE:homa-scenario> ${CMAKE_CURRENT_SOURCE_DIR}/fuzz; rc=$?; ${HP_STOP}; exit $rc")
-  set_tests_properties(lab_pktgen_fuzz_debug PROPERTIES
-    LABELS "lab;debug;fuzz" TIMEOUT 2200 RUN_SERIAL TRUE)
+              --host "${cmd}; rc=$?; ${HP_STOP}; exit $rc")
+    set_tests_properties(${name} PROPERTIES
+      LABELS "${labels}" TIMEOUT ${ctest_timeout} RUN_SERIAL TRUE)
+  endfunction()
+  set(HP_SCENARIO "$<TARGET_FILE:homa-scenario> ${CMAKE_CURRENT_SOURCE_DIR}")
+  hp_lab_test(lab_pktgen_scenarios_debug debug 900 1300 "lab;debug"
+    "${HP_SCENARIO}/scenarios")
+  hp_lab_test(lab_pktgen_scenarios_distro distro 900 1300 lab
+    "${HP_SCENARIO}/scenarios")
+  hp_lab_test(lab_pktgen_fuzz_debug debug 1800 2200 "lab;debug;fuzz"
+    "${HP_SCENARIO}/fuzz")
   # fuzz/soak/: 100,000 packets at 500 a second (200 s of fuzzing).
   if(HOMA_SOAK)
-    add_test(NAME lab_pktgen_fuzz_soak_debug
-      COMMAND ${HOMA_LAB} run --kernel debug --guests 1 --timeout 1800
-              --file $<TARGET_FILE:homa_echo_server> --on 0 "${HP_SERVERS}"
-              --host "$<TARGET_FILE:homa-scenario> ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/soak; rc=$?; ${HP_STOP}; exit $rc")
-    set_tests_properties(lab_pktgen_fuzz_soak_debug PROPERTIES
-      LABELS "lab;debug;fuzz;soak" TIMEOUT 2200 RUN_SERIAL TRUE)
+    hp_lab_test(lab_pktgen_fuzz_soak_debug debug 1800 2200 "lab;debug;fuzz;soak"
+      "${HP_SCENARIO}/fuzz/soak")
   endif()
   # -i delivers every frame and --pps paces, counted by the tap's own
   # statistics; homa-pktgen reaches at least a fifth of tcpreplay
   # --topspeed's rate on the same tap (a loose, asserted bound; the ratio
   # itself is printed as measured); the -f/-C/-W capture works (an echo
   # server gives the guest a socket on port 5000 to answer UNKNOWN from).
-  add_test(NAME lab_pktgen_inject_rate_distro
-    COMMAND ${HOMA_LAB} run --kernel distro --guests 1 --timeout 300
-            --file $<TARGET_FILE:homa_echo_server> --on 0 "${HP_SERVERS}"
-            --host "sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/rate.sh $<TARGET_FILE:homa-pktgen>; rc=$?; ${HP_STOP}; exit $rc")
-  set_tests_properties(lab_pktgen_inject_rate_distro PROPERTIES
-    LABELS "lab;bench" TIMEOUT 600 RUN_SERIAL TRUE)
+  hp_lab_test(lab_pktgen_inject_rate_distro distro 300 600 "lab;bench"
+    "sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/rate.sh $<TARGET_FILE:homa-pktgen>")
 endif()
