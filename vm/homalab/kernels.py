@@ -191,24 +191,30 @@ def build_in_tree(src=REPO / "kernel"):
         series.mkdir(parents=True)
         run([str(Path(src).resolve() / "make-series"), str(series)], quiet=True)
         patches = sorted(series.glob("*.patch"))
+        dirty = out / "applied"
+        if dirty.exists():
+            # A run died between applying and reversing the series (killed
+            # by a timeout, say); at any point: mid-patch, mid-reverse.
+            progress("in-tree build: an earlier run died with the debug tree patched")
+            _restore_base(tree, sorted(dirty.glob("*.patch")))
+            shutil.rmtree(dirty)
         key = digest(*patches)
         ko = out / key / "homa.ko"
         if ko.exists():
             progress(f"in-tree homa.ko of this series is cached ({ko})")
             return ko
-        applied = out / "applied"
-        if applied.exists():
-            # A run that died between apply and revert left the tree patched.
-            _reverse(tree, sorted(applied.glob("*.patch")))
-            shutil.rmtree(applied)
         progress(f"in-tree build: applying {len(patches)} patches to the debug tree")
-        applied.mkdir()
+        # Record the whole series before touching the tree, so that a run
+        # that dies from here on is repaired by the next one.
+        dirty.mkdir()
+        for patch in patches:
+            shutil.copy(patch, dirty / patch.name)
         done = []
         try:
             for patch in patches:
-                run(["patch", "-p1", "-s", "--forward", "-d", str(tree), "-i", str(patch)])
-                shutil.copy(patch, applied / patch.name)
                 done.append(patch)
+                run(["patch", "-p1", "-s", "--forward", "--force", "-d", str(tree),
+                     "-i", str(patch)])
             run([str(tree / "scripts" / "config"), "--file", str(tree / ".config"),
                  "-m", "HOMA"])
             run(["make", "-C", str(tree), "-s", "olddefconfig",
@@ -227,15 +233,65 @@ def build_in_tree(src=REPO / "kernel"):
             ko.parent.mkdir()
             shutil.copy(tree / "net" / "homa" / "homa.ko", ko)
         finally:
-            _reverse(tree, list(reversed(done)))
-            shutil.rmtree(applied, ignore_errors=True)
+            _unpatch(tree, done)
+            shutil.rmtree(dirty, ignore_errors=True)
         progress(f"in-tree build: {ko}")
         return ko
 
 
-def _reverse(tree, patches):
+def _patched_files(patches, base_only=False):
+    """The tree-relative paths that @patches touch (with @base_only: modify)."""
+    files = set()
+    marker = "--- a/" if base_only else "+++ b/"
     for patch in patches:
-        run(["patch", "-p1", "-s", "-R", "-E", "-d", str(tree), "-i", str(patch)])
+        for line in patch.read_text(errors="replace").splitlines():
+            if line.startswith(marker):
+                files.add(line[len(marker):].split("\t")[0].strip())
+    return sorted(files)
+
+
+def _unpatch(tree, patches):
+    """Reverse @patches, newest first, and fall back to the tarball on trouble.
+
+    A later patch may change lines that an earlier one added (MAINTAINERS),
+    so the order matters.  If a patch does not reverse cleanly the tree is
+    in a state we did not make, and _restore_base() puts the touched files
+    back as the tarball has them.
+    """
+    try:
+        for patch in reversed(patches):
+            run(["patch", "-p1", "-s", "-R", "-E", "--force", "-d", str(tree),
+                 "-i", str(patch)])
+    except LabError as err:
+        progress(f"in-tree build: reversing the series failed ({str(err).splitlines()[0]}); "
+                 "restoring the touched files from the source tarball")
+        _restore_base(tree, patches)
+    _remove_leftovers(tree, patches)
+
+
+def _restore_base(tree, patches):
+    """Put every file @patches touch back as the source tarball has it.
+
+    Works whatever state a dead run left: files the series adds are
+    removed, files it modifies are extracted again from SOURCE_TARBALL.
+    """
+    files = _patched_files(patches)
+    base = _patched_files(patches, base_only=True)
+    progress(f"in-tree build: restoring the {len(files)} files the series touches "
+             f"as {SOURCE_TARBALL.name} has them")
+    for rel in files:
+        (tree / rel).unlink(missing_ok=True)
+    if base:
+        run(["tar", "-xJf", str(SOURCE_TARBALL), "-C", str(tree.parent)] +
+            [f"{tree.name}/{f}" for f in base])
+    _remove_leftovers(tree, patches)
+
+
+def _remove_leftovers(tree, patches):
+    """Drop the .rej and .orig files a failed patch run leaves next to its targets."""
+    for rel in _patched_files(patches):
+        for suffix in (".rej", ".orig"):
+            (tree / (rel + suffix)).unlink(missing_ok=True)
 
 
 def get_kernel(name, build=True):
