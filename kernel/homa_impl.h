@@ -393,8 +393,7 @@ static inline struct homa_skb_info *homa_skb_info(struct sk_buff *skb)
 }
 
 /* homa_utils.c */
-int homa_init(struct homa *homa);
-void homa_destroy(struct homa *homa);
+void homa_init(struct homa *homa);
 int homa_sysctl_init(struct homa *homa);
 void homa_sysctl_exit(struct homa *homa);
 int homa_net_setup(struct homa_net *hnet, struct net *net);
@@ -409,9 +408,9 @@ int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 		 int *addr_len);
 
 /* homa_outgoing.c */
-int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len);
 void homa_xmit_data(struct homa_rpc *rpc, bool force);
 void homa_resend_data(struct homa_rpc *rpc, int start, int end);
+void homa_request_retrans(struct homa_rpc *rpc);
 int homa_xmit_control(struct homa_rpc *rpc, u8 type, void *hdr, int len);
 int homa_xmit_unknown(struct homa_sock *hsk, const struct in6_addr *daddr,
 		      u16 dport, u64 local_id);
@@ -422,19 +421,12 @@ void homa_send_acks(struct homa_sock *hsk, struct homa_peer *peer,
 		    u16 dport, u64 sender_id, struct homa_ack *acks,
 		    int num_acks);
 int homa_rpc_mtu_seg(struct homa_sock *hsk, struct homa_peer *peer);
+void homa_message_out_init(struct homa_rpc *rpc, u8 *data, int length,
+			   int seg);
+int homa_pacer_main(void *arg);
 
 /* homa_offload.c */
 int homa_offload_init(void);
 void homa_offload_exit(void);
-
-/* homa_incoming.c (the timer, the reaper and recvmsg use them) */
-void homa_request_retrans(struct homa_rpc *rpc);
-void homa_rpc_check_waiting(struct homa_sock *hsk);
-
-/* homa_timer.c */
-u32 homa_resend_gap(struct homa_net *hnet, int backoff);
-void homa_rpc_timer_arm(struct homa_rpc *rpc, u32 due);
-int homa_timer_main(void *arg);
-void homa_timer(struct homa *homa);
 
 #endif /* _HOMA_IMPL_H */

@@ -22,6 +22,7 @@
 #include "homa_pool.h"
 #include "homa_rpc.h"
 #include "homa_sock.h"
+#include "homa_timer.h"
 
 /*
  * Receive memory (issue 10, item 7). Every DATA skb an incoming message
@@ -209,72 +210,6 @@ refuse:
 	if (keep != skb)
 		kfree_skb(keep);
 	return false;
-}
-
-/**
- * homa_request_retrans() - ask the sender of an incoming message for what
- * is missing: one RESEND per gap and one for the bytes after the highest
- * received, or (0, 100) if nothing has arrived yet.
- * @rpc: the RPC; the socket lock is held.
- */
-void homa_request_retrans(struct homa_rpc *rpc)
-{
-	struct homa_resend_hdr h = {};
-	struct homa_gap *gap;
-	int n = 0;
-
-	lockdep_assert_held(&rpc->hsk->lock);
-	if (rpc->msgin.length < 0) {
-		h.offset = 0;
-		h.length = htonl(100);
-		homa_xmit_control(rpc, RESEND, &h, sizeof(h));
-		HOMA_INC(rpc->hsk->hnet, resend_requests_sent);
-		return;
-	}
-	list_for_each_entry(gap, &rpc->msgin.gaps, links) {
-		if (++n > HOMA_MAX_GAP_RESENDS)
-			break;
-		h.offset = htonl(gap->start);
-		h.length = htonl(gap->end - gap->start);
-		homa_xmit_control(rpc, RESEND, &h, sizeof(h));
-		HOMA_INC(rpc->hsk->hnet, resend_requests_sent);
-	}
-	if (rpc->msgin.recv_end < rpc->msgin.length) {
-		h.offset = htonl(rpc->msgin.recv_end);
-		h.length = htonl(rpc->msgin.length - rpc->msgin.recv_end);
-		homa_xmit_control(rpc, RESEND, &h, sizeof(h));
-		HOMA_INC(rpc->hsk->hnet, resend_requests_sent);
-	}
-}
-
-/**
- * homa_rpc_check_waiting() - give pool space to incoming messages that
- * wait for it, after bpages came back or a region was set. Each message
- * that gets space is asked to resend what was dropped meanwhile.
- * @hsk: the socket; its lock is held.
- */
-void homa_rpc_check_waiting(struct homa_sock *hsk)
-{
-	struct homa_rpc *rpc;
-
-	lockdep_assert_held(&hsk->lock);
-	while (!list_empty(&hsk->waiting_for_bufs)) {
-		rpc = list_first_entry(&hsk->waiting_for_bufs, struct homa_rpc,
-				       buf_links);
-		if (homa_pool_allocate(&hsk->pool, rpc->msgin.length,
-				       rpc->msgin.bpage_offsets,
-				       &rpc->msgin.num_bpages))
-			break;
-		list_del_init(&rpc->buf_links);
-		rpc->msgin.waiting_for_bufs = false;
-		rpc->live_tick = homa_ticks_now();
-		homa_request_retrans(rpc);
-		/* Now a message that waits for bytes: RESENDs if they stay
-		 * away (homa_check_rpc()).
-		 */
-		homa_rpc_timer_arm(rpc, rpc->live_tick +
-				   READ_ONCE(hsk->hnet->resend_ticks));
-	}
 }
 
 /* DATA. Return true if the skb was kept. */

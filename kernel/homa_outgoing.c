@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 
-/* Sending: sendmsg, DATA and control packets, routes and path MTU (the
- * pacer is in homa_pacer.c, software GSO in homa_offload.c).
+/* Sending: DATA and control packets, routes and path MTU, and the pacer
+ * thread (the pacer's state is in homa_pacer.c, software GSO in
+ * homa_offload.c, sendmsg in homa_plumbing.c).
  *
  * A message is copied once into kernel memory (msgout.data). Every packet,
  * first transmission or retransmission, is a fresh skb built from it and
@@ -9,6 +10,8 @@
  * transmission and retained by Homa.
  */
 
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <net/ip.h>
@@ -22,6 +25,7 @@
 #include "homa_pool.h"
 #include "homa_rpc.h"
 #include "homa_sock.h"
+#include "homa_timer.h"
 
 /* Room for IP and link headers in front of a Homa header. */
 #define HOMA_SKB_HEADROOM	(MAX_HEADER + sizeof(struct ipv6hdr) + 16)
@@ -484,153 +488,121 @@ void homa_resend_data(struct homa_rpc *rpc, int start, int end)
 	}
 }
 
-/* The destination of a sendmsg, checked. */
-static int homa_get_dest(struct homa_sock *hsk, struct msghdr *msg,
-			 struct in6_addr *addr, u16 *port)
+/**
+ * homa_request_retrans() - ask the sender of an incoming message for what
+ * is missing: one RESEND per gap and one for the bytes after the highest
+ * received, or (0, 100) if nothing has arrived yet.
+ * @rpc: the RPC; the socket lock is held.
+ */
+void homa_request_retrans(struct homa_rpc *rpc)
 {
-	if (!msg->msg_name)
-		return -EINVAL;
-	if (homa_sock_is_v6(hsk)) {
-		DECLARE_SOCKADDR(struct sockaddr_in6 *, sin6, msg->msg_name);
+	struct homa_resend_hdr h = {};
+	struct homa_gap *gap;
+	int n = 0;
 
-		if (msg->msg_namelen < (int)sizeof(*sin6))
-			return -EINVAL;
-		if (sin6->sin6_family != AF_INET6)
-			return -EAFNOSUPPORT;
-		*addr = sin6->sin6_addr;
-		*port = ntohs(sin6->sin6_port);
-	} else {
-		DECLARE_SOCKADDR(struct sockaddr_in *, sin, msg->msg_name);
-
-		if (msg->msg_namelen < (int)sizeof(*sin))
-			return -EINVAL;
-		if (sin->sin_family != AF_INET)
-			return -EAFNOSUPPORT;
-		*addr = homa_ipv4_to_ipv6(sin->sin_addr.s_addr);
-		*port = ntohs(sin->sin_port);
+	lockdep_assert_held(&rpc->hsk->lock);
+	if (rpc->msgin.length < 0) {
+		h.offset = 0;
+		h.length = htonl(100);
+		homa_xmit_control(rpc, RESEND, &h, sizeof(h));
+		HOMA_INC(rpc->hsk->hnet, resend_requests_sent);
+		return;
 	}
-	return 0;
+	list_for_each_entry(gap, &rpc->msgin.gaps, links) {
+		if (++n > HOMA_MAX_GAP_RESENDS)
+			break;
+		h.offset = htonl(gap->start);
+		h.length = htonl(gap->end - gap->start);
+		homa_xmit_control(rpc, RESEND, &h, sizeof(h));
+		HOMA_INC(rpc->hsk->hnet, resend_requests_sent);
+	}
+	if (rpc->msgin.recv_end < rpc->msgin.length) {
+		h.offset = htonl(rpc->msgin.recv_end);
+		h.length = htonl(rpc->msgin.length - rpc->msgin.recv_end);
+		homa_xmit_control(rpc, RESEND, &h, sizeof(h));
+		HOMA_INC(rpc->hsk->hnet, resend_requests_sent);
+	}
 }
 
 /**
- * homa_sendmsg() - send a request or a response (struct homa_sendmsg_args
- * in user memory at msg_control, msg_controllen 0).
- * @sk:     the socket.
- * @msg:    the message and its destination.
- * @length: bytes in the message.
- *
- * The message is charged to the socket's send budget: while the outgoing
- * memory of its RPCs is at or above sk_sndbuf, sendmsg waits for RPCs to
- * be freed (up to SO_SNDTIMEO), or fails with -EAGAIN under MSG_DONTWAIT.
- *
- * Return: 0 or a negative errno. Answering an RPC that no longer exists
- * is not an error.
+ * homa_message_out_init() - give @rpc its outgoing message (homa_xmit_data()
+ * sends it).
+ * @rpc:    the RPC; the socket lock is held.
+ * @data:   the message (kvmalloc'ed; the RPC owns it from now on).
+ * @length: its bytes.
+ * @seg:    payload bytes per packet (homa_rpc_mtu_seg()).
  */
-int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t length)
+void homa_message_out_init(struct homa_rpc *rpc, u8 *data, int length,
+			   int seg)
 {
-	struct homa_sendmsg_args __user *uargs;
-	struct homa_sock *hsk = homa_sk(sk);
-	struct homa_sendmsg_args args;
-	struct homa_peer *peer;
-	struct homa_rpc *rpc;
-	struct in6_addr addr;
-	u8 *data = NULL;
-	int seg, err;
-	u16 dport;
-
-	if (!msg->msg_control_is_user || msg->msg_controllen != 0)
-		return -EINVAL;
-	uargs = msg->msg_control_user;
-	if (copy_from_user(&args, uargs, sizeof(args)))
-		return -EFAULT;
-	if (length == 0 || length > HOMA_MAX_MESSAGE_LENGTH)
-		return -EINVAL;
-	err = homa_get_dest(hsk, msg, &addr, &dport);
-	if (err)
-		return err;
-	if (args.id == 0 && dport == 0)
-		return -EINVAL;
-	if (args.id != 0 && homa_is_client(args.id))
-		return -EINVAL;
-	/* A reference while we work; a new client RPC takes its own. A
-	 * response needs none (its RPC holds one), but the lookup is cheap.
-	 */
-	peer = homa_peer_get(hsk->homa, sock_net(sk), &addr, GFP_KERNEL);
-	if (!peer)
-		return -ENOMEM;
-	seg = homa_rpc_mtu_seg(hsk, peer);
-	if (seg < 0) {
-		err = seg;
-		goto put_peer;
-	}
-	/* The send budget (sk_sndbuf, HOMA_DEFAULT_SNDBUF) and the memory
-	 * cgroup (__GFP_ACCOUNT) both see the message.
-	 */
-	err = homa_sock_wait_wmem(hsk, msg->msg_flags & MSG_DONTWAIT);
-	if (err)
-		goto put_peer;
-	data = kvmalloc(length, GFP_KERNEL_ACCOUNT);
-	if (!data) {
-		err = -ENOMEM;
-		goto put_peer;
-	}
-	if (!copy_from_iter_full(data, length, &msg->msg_iter)) {
-		err = -EFAULT;
-		goto free_data;
-	}
-
-	spin_lock_bh(&hsk->lock);
-	if (hsk->shutdown) {
-		err = -ESHUTDOWN;
-		goto unlock;
-	}
-	if (args.id == 0) {
-		rpc = homa_rpc_new_client(hsk, peer, dport);
-		if (!rpc) {
-			err = -ENOMEM;
-			goto unlock;
-		}
-		rpc->completion_cookie = args.completion_cookie;
-	} else {
-		rpc = homa_find_server_rpc(hsk, &addr, dport, args.id);
-		if (!rpc) {
-			err = 0;
-			goto unlock;
-		}
-		if (rpc->state != RPC_IN_SERVICE) {
-			err = -EINVAL;
-			goto unlock;
-		}
-		rpc->state = RPC_OUTGOING;
-	}
+	lockdep_assert_held(&rpc->hsk->lock);
 	rpc->msgout.data = data;
 	rpc->msgout.length = length;
-	/* Given back by homa_rpc_free_mem(). */
-	homa_sock_wmem_charge(hsk, homa_sock_rpc_wmem(rpc));
 	rpc->msgout.next_xmit = 0;
 	rpc->msgout.seg_size = seg;
-	rpc->msgout.gso_segs = homa_gso_segs(hsk, seg);
-	data = NULL;
-	if (args.id == 0) {
-		homa_rpc_hold(rpc);
-		spin_unlock_bh(&hsk->lock);
-		err = put_user(rpc->id, &uargs->id);
-		spin_lock_bh(&hsk->lock);
-		homa_rpc_put(rpc);
-		if (err) {
-			homa_rpc_end(rpc);
-			goto unlock;
-		}
-	}
-	homa_xmit_data(rpc, false);
-	err = 0;
+	rpc->msgout.gso_segs = homa_gso_segs(rpc->hsk, seg);
+}
 
-unlock:
-	spin_unlock_bh(&hsk->lock);
-	homa_rpc_reap_some(hsk);
-free_data:
-	kvfree(data);
-put_peer:
-	homa_peer_put(peer);
-	return err;
+/* Send throttled packets until the list is empty, in SRPT order. */
+static void homa_pacer_xmit(struct homa *homa)
+{
+	struct homa_sock *hsk;
+	struct homa_rpc *rpc;
+	u64 now, idle, limit;
+
+	while (!kthread_should_stop()) {
+		now = ktime_get_ns();
+		idle = atomic64_read(&homa->link_idle_time);
+		limit = READ_ONCE(homa->max_nic_queue_ns);
+		if (idle > now + limit) {
+			u64 wait_us = (idle - now - limit) / 1000;
+
+			if (wait_us > 1000)
+				wait_us = 1000;
+			if (wait_us < 5)
+				cond_resched();
+			else
+				usleep_range(wait_us, wait_us + 5);
+			continue;
+		}
+		spin_lock_bh(&homa->throttle_lock);
+		if (list_empty(&homa->throttled_rpcs)) {
+			spin_unlock_bh(&homa->throttle_lock);
+			break;
+		}
+		rpc = list_first_entry(&homa->throttled_rpcs, struct homa_rpc,
+				       throttled_links);
+		list_del_init(&rpc->throttled_links);
+		rpc->msgout.throttled = false;
+		hsk = rpc->hsk;
+		homa_rpc_hold(rpc);
+		sock_hold(&hsk->inet.sk);
+		spin_unlock_bh(&homa->throttle_lock);
+
+		spin_lock_bh(&hsk->lock);
+		homa_xmit_data(rpc, true);
+		homa_rpc_put(rpc);
+		spin_unlock_bh(&hsk->lock);
+		sock_put(&hsk->inet.sk);
+		cond_resched();
+	}
+}
+
+/**
+ * homa_pacer_main() - the pacer thread: transmits throttled messages.
+ * @arg: the struct homa.
+ *
+ * Return: 0 when stopped.
+ */
+int homa_pacer_main(void *arg)
+{
+	struct homa *homa = arg;
+
+	while (!kthread_should_stop()) {
+		wait_event_interruptible(homa->pacer_wait,
+					 kthread_should_stop() ||
+					 !list_empty(&homa->throttled_rpcs));
+		homa_pacer_xmit(homa);
+	}
+	return 0;
 }

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 
-/* The pacer: keeps the NIC queue short. A packet is sent at once only if
- * the link is idle within max_nic_queue_ns (link_idle_time, advanced by
- * each packet's time on a link of link_mbps); otherwise its RPC waits on
- * homa->throttled_rpcs, in SRPT order, and the pacer thread sends from the
- * head of the list as the queue drains.
+/* The pacer's state: keeps the NIC queue short. A packet is sent at once
+ * only if the link is idle within max_nic_queue_ns (link_idle_time,
+ * advanced by each packet's time on a link of link_mbps); otherwise its
+ * RPC waits on homa->throttled_rpcs, in SRPT order, and the pacer thread
+ * (homa_pacer_main() in homa_outgoing.c: it transmits) sends from the head
+ * of the list as the queue drains. This file transmits nothing.
  */
-
-#include <linux/delay.h>
-#include <linux/kthread.h>
 
 #include "homa_impl.h"
 #include "homa_pacer.h"
@@ -90,68 +88,4 @@ void homa_remove_from_throttled(struct homa_rpc *rpc)
 		rpc->msgout.throttled = false;
 	}
 	spin_unlock_bh(&homa->throttle_lock);
-}
-
-/* Send throttled packets until the list is empty, in SRPT order. */
-static void homa_pacer_xmit(struct homa *homa)
-{
-	struct homa_sock *hsk;
-	struct homa_rpc *rpc;
-	u64 now, idle, limit;
-
-	while (!kthread_should_stop()) {
-		now = ktime_get_ns();
-		idle = atomic64_read(&homa->link_idle_time);
-		limit = READ_ONCE(homa->max_nic_queue_ns);
-		if (idle > now + limit) {
-			u64 wait_us = (idle - now - limit) / 1000;
-
-			if (wait_us > 1000)
-				wait_us = 1000;
-			if (wait_us < 5)
-				cond_resched();
-			else
-				usleep_range(wait_us, wait_us + 5);
-			continue;
-		}
-		spin_lock_bh(&homa->throttle_lock);
-		if (list_empty(&homa->throttled_rpcs)) {
-			spin_unlock_bh(&homa->throttle_lock);
-			break;
-		}
-		rpc = list_first_entry(&homa->throttled_rpcs, struct homa_rpc,
-				       throttled_links);
-		list_del_init(&rpc->throttled_links);
-		rpc->msgout.throttled = false;
-		hsk = rpc->hsk;
-		homa_rpc_hold(rpc);
-		sock_hold(&hsk->inet.sk);
-		spin_unlock_bh(&homa->throttle_lock);
-
-		spin_lock_bh(&hsk->lock);
-		homa_xmit_data(rpc, true);
-		homa_rpc_put(rpc);
-		spin_unlock_bh(&hsk->lock);
-		sock_put(&hsk->inet.sk);
-		cond_resched();
-	}
-}
-
-/**
- * homa_pacer_main() - the pacer thread: transmits throttled messages.
- * @arg: the struct homa.
- *
- * Return: 0 when stopped.
- */
-int homa_pacer_main(void *arg)
-{
-	struct homa *homa = arg;
-
-	while (!kthread_should_stop()) {
-		wait_event_interruptible(homa->pacer_wait,
-					 kthread_should_stop() ||
-					 !list_empty(&homa->throttled_rpcs));
-		homa_pacer_xmit(homa);
-	}
-	return 0;
 }

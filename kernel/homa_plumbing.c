@@ -20,8 +20,10 @@
 #include "homa_pool.h"
 #include "homa_rpc.h"
 #include "homa_sock.h"
+#include "homa_timer.h"
 
 static int homa_bind(struct socket *sock, struct sockaddr *addr, int addr_len);
+static int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t length);
 static int homa_shutdown(struct socket *sock, int how);
 static __poll_t homa_poll(struct file *file, struct socket *sock,
 			  struct poll_table_struct *wait);
@@ -100,8 +102,6 @@ static int homa_hash(struct sock *sk);
 static void homa_unhash(struct sock *sk);
 static int homa_disconnect(struct sock *sk, int flags);
 static int homa_backlog_rcv(struct sock *sk, struct sk_buff *skb);
-
-struct homa homa_global;
 
 static const struct proto_ops homa_proto_ops = {
 	.family		= PF_INET,
@@ -282,6 +282,153 @@ static int homa_ioctl(struct sock *sk, int cmd, int *karg)
 	return -EINVAL;
 }
 
+/* The destination of a sendmsg, checked. */
+static int homa_get_dest(struct homa_sock *hsk, struct msghdr *msg,
+			 struct in6_addr *addr, u16 *port)
+{
+	if (!msg->msg_name)
+		return -EINVAL;
+	if (homa_sock_is_v6(hsk)) {
+		DECLARE_SOCKADDR(struct sockaddr_in6 *, sin6, msg->msg_name);
+
+		if (msg->msg_namelen < (int)sizeof(*sin6))
+			return -EINVAL;
+		if (sin6->sin6_family != AF_INET6)
+			return -EAFNOSUPPORT;
+		*addr = sin6->sin6_addr;
+		*port = ntohs(sin6->sin6_port);
+	} else {
+		DECLARE_SOCKADDR(struct sockaddr_in *, sin, msg->msg_name);
+
+		if (msg->msg_namelen < (int)sizeof(*sin))
+			return -EINVAL;
+		if (sin->sin_family != AF_INET)
+			return -EAFNOSUPPORT;
+		*addr = homa_ipv4_to_ipv6(sin->sin_addr.s_addr);
+		*port = ntohs(sin->sin_port);
+	}
+	return 0;
+}
+
+/*
+ * homa_sendmsg() - send a request or a response (struct homa_sendmsg_args
+ * in user memory at msg_control, msg_controllen 0).
+ * @sk:     the socket.
+ * @msg:    the message and its destination.
+ * @length: bytes in the message.
+ *
+ * The message is charged to the socket's send budget: while the outgoing
+ * memory of its RPCs is at or above sk_sndbuf, sendmsg waits for RPCs to
+ * be freed (up to SO_SNDTIMEO), or fails with -EAGAIN under MSG_DONTWAIT.
+ *
+ * Return: 0 or a negative errno. Answering an RPC that no longer exists
+ * is not an error.
+ */
+static int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t length)
+{
+	struct homa_sendmsg_args __user *uargs;
+	struct homa_sock *hsk = homa_sk(sk);
+	struct homa_sendmsg_args args;
+	struct homa_peer *peer;
+	struct homa_rpc *rpc;
+	struct in6_addr addr;
+	u8 *data = NULL;
+	int seg, err;
+	u16 dport;
+
+	if (!msg->msg_control_is_user || msg->msg_controllen != 0)
+		return -EINVAL;
+	uargs = msg->msg_control_user;
+	if (copy_from_user(&args, uargs, sizeof(args)))
+		return -EFAULT;
+	if (length == 0 || length > HOMA_MAX_MESSAGE_LENGTH)
+		return -EINVAL;
+	err = homa_get_dest(hsk, msg, &addr, &dport);
+	if (err)
+		return err;
+	if (args.id == 0 && dport == 0)
+		return -EINVAL;
+	if (args.id != 0 && homa_is_client(args.id))
+		return -EINVAL;
+	/* A reference while we work; a new client RPC takes its own. A
+	 * response needs none (its RPC holds one), but the lookup is cheap.
+	 */
+	peer = homa_peer_get(hsk->homa, sock_net(sk), &addr, GFP_KERNEL);
+	if (!peer)
+		return -ENOMEM;
+	seg = homa_rpc_mtu_seg(hsk, peer);
+	if (seg < 0) {
+		err = seg;
+		goto put_peer;
+	}
+	/* The send budget (sk_sndbuf, HOMA_DEFAULT_SNDBUF) and the memory
+	 * cgroup (__GFP_ACCOUNT) both see the message.
+	 */
+	err = homa_sock_wait_wmem(hsk, msg->msg_flags & MSG_DONTWAIT);
+	if (err)
+		goto put_peer;
+	data = kvmalloc(length, GFP_KERNEL_ACCOUNT);
+	if (!data) {
+		err = -ENOMEM;
+		goto put_peer;
+	}
+	if (!copy_from_iter_full(data, length, &msg->msg_iter)) {
+		err = -EFAULT;
+		goto free_data;
+	}
+
+	spin_lock_bh(&hsk->lock);
+	if (hsk->shutdown) {
+		err = -ESHUTDOWN;
+		goto unlock;
+	}
+	if (args.id == 0) {
+		rpc = homa_rpc_new_client(hsk, peer, dport);
+		if (!rpc) {
+			err = -ENOMEM;
+			goto unlock;
+		}
+		rpc->completion_cookie = args.completion_cookie;
+	} else {
+		rpc = homa_find_server_rpc(hsk, &addr, dport, args.id);
+		if (!rpc) {
+			err = 0;
+			goto unlock;
+		}
+		if (rpc->state != RPC_IN_SERVICE) {
+			err = -EINVAL;
+			goto unlock;
+		}
+		rpc->state = RPC_OUTGOING;
+	}
+	homa_message_out_init(rpc, data, length, seg);
+	/* Given back by homa_rpc_free_mem(). */
+	homa_rpc_wmem_charge(rpc);
+	data = NULL;
+	if (args.id == 0) {
+		homa_rpc_hold(rpc);
+		spin_unlock_bh(&hsk->lock);
+		err = put_user(rpc->id, &uargs->id);
+		spin_lock_bh(&hsk->lock);
+		homa_rpc_put(rpc);
+		if (err) {
+			homa_rpc_end(rpc);
+			goto unlock;
+		}
+	}
+	homa_xmit_data(rpc, false);
+	err = 0;
+
+unlock:
+	spin_unlock_bh(&hsk->lock);
+	homa_rpc_reap_some(hsk);
+free_data:
+	kvfree(data);
+put_peer:
+	homa_peer_put(peer);
+	return err;
+}
+
 static int homa_hash(struct sock *sk)
 {
 	return 0;
@@ -353,14 +500,21 @@ static int homa_getsockopt(struct sock *sk, int level, int optname,
 	return 0;
 }
 
-unsigned int homa_net_id __read_mostly;
-
 /* A network namespace comes into being (or exists when the module loads):
  * its parameters, net.homa table and counters.
  */
 static int __net_init homa_net_init(struct net *net)
 {
-	return homa_net_setup(homa_net(net), net);
+	struct homa_net *hnet = homa_net(net);
+	int err;
+
+	err = homa_net_setup(hnet, net);
+	if (err)
+		return err;
+	err = homa_metrics_net_init(hnet);
+	if (err)
+		homa_net_teardown(hnet);
+	return err;
 }
 
 /* A network namespace is going away: free its peers (review L8), then its
@@ -372,6 +526,7 @@ static int __net_init homa_net_init(struct net *net)
 static void __net_exit homa_net_exit(struct net *net)
 {
 	homa_peer_net_exit(&homa_global, net);
+	homa_metrics_net_exit(homa_net(net));
 	homa_net_teardown(homa_net(net));
 }
 
@@ -411,12 +566,11 @@ static int __init homa_load(void)
 	int status;
 
 	homa_v6_prot_init();
-	status = homa_init(homa);
-	if (status)
-		return status;
+	homa_init(homa);
+	homa_peertab_init(homa);
 	status = register_pernet_subsys(&homa_net_ops);
 	if (status)
-		goto err_destroy;
+		goto err_peertab;
 	status = proto_register(&homa_prot, 1);
 	if (status)
 		goto err_pernet;
@@ -478,8 +632,8 @@ err_prot:
 	proto_unregister(&homa_prot);
 err_pernet:
 	unregister_pernet_subsys(&homa_net_ops);
-err_destroy:
-	homa_destroy(homa);
+err_peertab:
+	homa_peertab_destroy(homa);
 	return status;
 }
 
@@ -503,7 +657,7 @@ static void __exit homa_unload(void)
 	proto_unregister(&homav6_prot);
 	proto_unregister(&homa_prot);
 	unregister_pernet_subsys(&homa_net_ops);
-	homa_destroy(homa);
+	homa_peertab_destroy(homa);
 }
 
 module_init(homa_load);

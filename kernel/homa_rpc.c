@@ -12,6 +12,7 @@
 #include "homa_pool.h"
 #include "homa_rpc.h"
 #include "homa_sock.h"
+#include "homa_timer.h"
 
 /* Keyed with a per-boot random key: server RPC ids are chosen by the
  * remote host, which must not be able to put them all in one chain.
@@ -362,6 +363,43 @@ void homa_rpc_abort(struct homa_rpc *rpc, int error)
 	homa_rpc_ready(rpc);
 }
 
+/* What an RPC with an outgoing message is charged to its socket's send
+ * budget: the message, plus the RPC itself for a client RPC (sendmsg
+ * creates those; server RPCs come from the network).
+ */
+static int homa_rpc_wmem(const struct homa_rpc *rpc)
+{
+	return rpc->msgout.length +
+	       (homa_is_client(rpc->id) ? (int)sizeof(*rpc) : 0);
+}
+
+/**
+ * homa_rpc_wmem_charge() - charge @rpc's outgoing message to its socket's
+ * send budget (sk_wmem_alloc); homa_rpc_free_mem() gives it back.
+ * @rpc: the RPC; msgout.data and msgout.length are set.
+ */
+void homa_rpc_wmem_charge(struct homa_rpc *rpc)
+{
+	refcount_add(homa_rpc_wmem(rpc), &rpc->hsk->inet.sk.sk_wmem_alloc);
+}
+
+/* Give back what homa_rpc_wmem_charge() charged, and wake a sender that
+ * waits for budget, if any, as sock_wfree() does for transmitted skbs
+ * (through sk_write_space: homa_sock_write_space()). No lock held.
+ */
+static void homa_rpc_wmem_uncharge(struct homa_rpc *rpc)
+{
+	struct sock *sk = &rpc->hsk->inet.sk;
+
+	/* The socket's own unit of sk_wmem_alloc lasts until sk_free(),
+	 * after homa_sock_destroy() freed every RPC: never 0 here.
+	 */
+	if (WARN_ON_ONCE(refcount_sub_and_test(homa_rpc_wmem(rpc),
+					       &sk->sk_wmem_alloc)))
+		return;
+	sk->sk_write_space(sk);
+}
+
 static void homa_rpc_free_mem(struct homa_rpc *rpc)
 {
 	struct homa_gap *gap, *tmp;
@@ -373,11 +411,41 @@ static void homa_rpc_free_mem(struct homa_rpc *rpc)
 		kfree(gap);
 	}
 	if (rpc->msgout.data)
-		homa_sock_wmem_uncharge(rpc->hsk, homa_sock_rpc_wmem(rpc));
+		homa_rpc_wmem_uncharge(rpc);
 	kvfree(rpc->msgout.data);
 	homa_peer_put(rpc->peer);
 	HOMA_INC(rpc->hsk->hnet, rpcs_freed);
 	kfree(rpc);
+}
+
+/**
+ * homa_rpc_check_waiting() - give pool space to incoming messages that
+ * wait for it, after bpages came back or a region was set. Each message
+ * that gets space is asked to resend what was dropped meanwhile.
+ * @hsk: the socket; its lock is held.
+ */
+void homa_rpc_check_waiting(struct homa_sock *hsk)
+{
+	struct homa_rpc *rpc;
+
+	lockdep_assert_held(&hsk->lock);
+	while (!list_empty(&hsk->waiting_for_bufs)) {
+		rpc = list_first_entry(&hsk->waiting_for_bufs, struct homa_rpc,
+				       buf_links);
+		if (homa_pool_allocate(&hsk->pool, rpc->msgin.length,
+				       rpc->msgin.bpage_offsets,
+				       &rpc->msgin.num_bpages))
+			break;
+		list_del_init(&rpc->buf_links);
+		rpc->msgin.waiting_for_bufs = false;
+		rpc->live_tick = homa_ticks_now();
+		homa_request_retrans(rpc);
+		/* Now a message that waits for bytes: RESENDs if they stay
+		 * away (homa_check_rpc()).
+		 */
+		homa_rpc_timer_arm(rpc, rpc->live_tick +
+				   READ_ONCE(hsk->hnet->resend_ticks));
+	}
 }
 
 /**

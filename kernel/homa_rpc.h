@@ -241,6 +241,8 @@ struct homa_rpc *homa_find_server_rpc(struct homa_sock *hsk,
 void homa_rpc_end(struct homa_rpc *rpc);
 void homa_rpc_abort(struct homa_rpc *rpc, int error);
 int homa_rpc_reap(struct homa_sock *hsk, int limit);
+void homa_rpc_wmem_charge(struct homa_rpc *rpc);
+void homa_rpc_check_waiting(struct homa_sock *hsk);
 void homa_rpc_reap_some(struct homa_sock *hsk);
 void homa_rpc_ready(struct homa_rpc *rpc);
 void homa_rpc_resend_answered(struct homa_rpc *rpc);

@@ -34,7 +34,8 @@ static struct homa_sock *homa_port_owner(struct homa *homa, struct net *net,
 
 /*
  * sk_write_space of Homa sockets: send memory came back, an RPC's charge
- * (homa_sock_wmem_uncharge()) or a transmitted skb's (sock_wfree()).
+ * (homa_rpc_wmem_charge()'s, given back when the RPC is freed) or a
+ * transmitted skb's (sock_wfree()).
  * Writers are woken only if one waits for budget or poll() was told the
  * socket is not writable (@wmem_wanted), and at least half the budget is
  * free: recvmsg sleeps on the same queue, and the generic
@@ -190,57 +191,13 @@ done:
 }
 
 /**
- * homa_sock_rpc_wmem() - what an RPC with an outgoing message is charged
- * to its socket's send budget: the message, plus the RPC itself for a
- * client RPC (sendmsg creates those; server RPCs come from the network).
- * @rpc: the RPC; msgout.data is set.
- *
- * Return: bytes.
- */
-int homa_sock_rpc_wmem(const struct homa_rpc *rpc)
-{
-	return rpc->msgout.length +
-	       (homa_is_client(rpc->id) ? (int)sizeof(*rpc) : 0);
-}
-
-/**
- * homa_sock_wmem_charge() - charge outgoing memory to the socket's send
- * budget (sk_wmem_alloc); homa_sock_wmem_uncharge() gives it back.
- * @hsk:   the socket.
- * @bytes: how much.
- */
-void homa_sock_wmem_charge(struct homa_sock *hsk, int bytes)
-{
-	refcount_add(bytes, &hsk->inet.sk.sk_wmem_alloc);
-}
-
-/**
- * homa_sock_wmem_uncharge() - give back what homa_sock_wmem_charge()
- * charged and wake a sender waiting for budget, if any (as sock_wfree()
- * does for transmitted skbs). No lock held.
- * @hsk:   the socket.
- * @bytes: how much.
- */
-void homa_sock_wmem_uncharge(struct homa_sock *hsk, int bytes)
-{
-	struct sock *sk = &hsk->inet.sk;
-
-	/* The socket's own unit of sk_wmem_alloc lasts until sk_free(),
-	 * after homa_sock_destroy() freed every RPC: never 0 here.
-	 */
-	if (WARN_ON_ONCE(refcount_sub_and_test(bytes, &sk->sk_wmem_alloc)))
-		return;
-	homa_sock_write_space(sk);
-}
-
-/**
  * homa_sock_wait_wmem() - wait until the socket may start another outgoing
  * message (homa_sock_wmem_ok()), as UDP's sock_alloc_send_pskb() does.
  * @hsk:         the socket; no lock held.
  * @nonblocking: MSG_DONTWAIT: do not wait at all.
  *
  * Dead RPCs still hold their charge, so they are reaped first. The wait
- * ends when RPCs are freed (homa_sock_wmem_uncharge()), after SO_SNDTIMEO,
+ * ends when RPCs are freed (homa_rpc_free_mem()), after SO_SNDTIMEO,
  * on a signal or on shutdown.
  *
  * Return: 0, -EAGAIN (MSG_DONTWAIT or SO_SNDTIMEO expired), -EINTR or

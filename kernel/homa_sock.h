@@ -200,9 +200,6 @@ int homa_sock_bind(struct homa_sock *hsk, u16 port);
 struct homa_sock *homa_sock_find(struct homa *homa, struct net *net, u16 port);
 int homa_sock_collect(struct homa *homa, struct homa_sock ***out);
 int homa_sock_wait_wmem(struct homa_sock *hsk, bool nonblocking);
-int homa_sock_rpc_wmem(const struct homa_rpc *rpc);
-void homa_sock_wmem_charge(struct homa_sock *hsk, int bytes);
-void homa_sock_wmem_uncharge(struct homa_sock *hsk, int bytes);
 
 /**
  * homa_sock_wmem_ok() - may the socket start another outgoing message?

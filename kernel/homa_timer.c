@@ -13,6 +13,7 @@
 #include "homa_peer.h"
 #include "homa_rpc.h"
 #include "homa_sock.h"
+#include "homa_timer.h"
 
 /* RPCs the timer checks between two releases of their socket's lock. */
 #define HOMA_TIMER_BATCH 64
@@ -286,44 +287,6 @@ u32 homa_resend_gap(struct homa_net *hnet, int backoff)
 		return gap;
 	gap = min_t(u32, gap << min(backoff, HOMA_BUSY_BACKOFF_MAX), cap);
 	return gap - get_random_u32_below(gap / 2 + 1);
-}
-
-/*
- * Put @rpc on the slot of @hsk's wheel for @due, bounded to the ticks the
- * wheel covers: after the last slot taken, and less than a turn ahead (so
- * every RPC on a slot the timer takes is due). Socket lock held.
- */
-static void homa_timer_place(struct homa_sock *hsk, struct homa_rpc *rpc,
-			     u32 due)
-{
-	u32 first = hsk->wheel_tick + 1;
-
-	lockdep_assert_held(&hsk->lock);
-	if ((s32)(due - first) < 0)
-		due = first;
-	else if (due - first >= HOMA_TIMER_SLOTS - 1)
-		due = first + HOMA_TIMER_SLOTS - 2;
-	rpc->due_tick = due;
-	list_move_tail(&rpc->timer_links,
-		       &hsk->timer_wheel[due % HOMA_TIMER_SLOTS]);
-}
-
-/**
- * homa_rpc_timer_arm() - have the timer check @rpc no later than @due
- * (something happened that gives it work: a message fully sent, buffer
- * space found). An RPC already due earlier keeps its tick.
- * @rpc: the RPC; the socket lock is held.
- * @due: the tick.
- */
-void homa_rpc_timer_arm(struct homa_rpc *rpc, u32 due)
-{
-	lockdep_assert_held(&rpc->hsk->lock);
-	if (rpc->state == RPC_DEAD)
-		return;
-	if (!list_empty(&rpc->timer_links) &&
-	    (s32)(rpc->due_tick - due) <= 0)
-		return;
-	homa_timer_place(rpc->hsk, rpc, due);
 }
 
 /*

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 
-/* Set-up and tear-down of the shared protocol state, and
- * the net.homa sysctl table.
+/* The protocol's state, module-wide (homa_global) and per network
+ * namespace (homa_net_id), its parameters with their defaults, and the
+ * net.homa sysctl tables. Nothing here calls into another Homa file: every
+ * other one uses this one (the layering is in kernel/README.md).
  */
 
 #include <linux/random.h>
@@ -11,15 +13,16 @@
 #include <net/net_namespace.h>
 
 #include "homa_impl.h"
-#include "homa_peer.h"
+
+struct homa homa_global;
+unsigned int homa_net_id __read_mostly;
 
 /**
- * homa_init() - set up the protocol state with the default parameters.
+ * homa_init() - set up the protocol state with the default parameters
+ * (the peer table is homa_peertab_init()'s).
  * @homa: the state to initialise.
- *
- * Return: 0 (kept as int so that later set-up may fail).
  */
-int homa_init(struct homa *homa)
+void homa_init(struct homa *homa)
 {
 	int i;
 
@@ -28,8 +31,7 @@ int homa_init(struct homa *homa)
 	for (i = 0; i < HOMA_SOCKTAB_BUCKETS; i++)
 		INIT_HLIST_HEAD(&homa->port_buckets[i]);
 	homa->next_client_port = HOMA_MIN_DEFAULT_PORT;
-	homa_peertab_init(homa);
-	/* Keys of the RPC hash tables (the peer table's is set above). */
+	/* Key of the RPC hash tables (the peer table has its own). */
 	get_random_bytes(&homa->rpc_hash_key, sizeof(homa->rpc_hash_key));
 	spin_lock_init(&homa->throttle_lock);
 	INIT_LIST_HEAD(&homa->throttled_rpcs);
@@ -45,17 +47,6 @@ int homa_init(struct homa *homa)
 	homa->link_mbps = 25000;
 	homa->max_nic_queue_ns = 5000;
 	homa->throttle_min_bytes = 200;
-	return 0;
-}
-
-/**
- * homa_destroy() - release the protocol state (peers). No socket exists
- * any more and the kernel threads have stopped.
- * @homa: the state.
- */
-void homa_destroy(struct homa *homa)
-{
-	homa_peertab_destroy(homa);
 }
 
 static int zero;
@@ -163,7 +154,8 @@ void homa_sysctl_exit(struct homa *homa)
 
 /**
  * homa_net_setup() - set up Homa in a network namespace (pernet init):
- * the parameters at their defaults, its net.homa table and its counters.
+ * the parameters at their defaults and its net.homa table (its counters
+ * are homa_metrics_net_init()'s).
  * @hnet: the namespace's state (zeroed by the pernet core).
  * @net:  the namespace.
  *
@@ -172,7 +164,7 @@ void homa_sysctl_exit(struct homa *homa)
 int homa_net_setup(struct homa_net *hnet, struct net *net)
 {
 	struct ctl_table *table;
-	int i, err;
+	int i;
 
 	hnet->net = net;
 	hnet->resend_ticks = 5;
@@ -185,13 +177,10 @@ int homa_net_setup(struct homa_net *hnet, struct net *net)
 	hnet->max_server_rpcs_per_peer = 512;
 	hnet->max_gso_size = 10000;
 
-	err = homa_metrics_net_init(hnet);
-	if (err)
-		return err;
 	table = kmemdup(homa_net_ctl_table, sizeof(homa_net_ctl_table),
 			GFP_KERNEL);
 	if (!table)
-		goto err_metrics;
+		return -ENOMEM;
 	for (i = 0; i < ARRAY_SIZE(homa_net_ctl_table); i++) {
 		uintptr_t offset = (uintptr_t)table[i].data;
 
@@ -202,20 +191,15 @@ int homa_net_setup(struct homa_net *hnet, struct net *net)
 	}
 	hnet->sysctl_header = register_net_sysctl_sz(net, "net/homa", table,
 						     ARRAY_SIZE(homa_net_ctl_table));
-	if (!hnet->sysctl_header)
-		goto err_table;
+	if (!hnet->sysctl_header) {
+		kfree(table);
+		return -ENOMEM;
+	}
 	return 0;
-
-err_table:
-	kfree(table);
-err_metrics:
-	homa_metrics_net_exit(hnet);
-	return -ENOMEM;
 }
 
 /**
- * homa_net_teardown() - the reverse of homa_net_setup() (pernet exit,
- * after the namespace's peers are gone).
+ * homa_net_teardown() - the reverse of homa_net_setup().
  * @hnet: the namespace's state.
  */
 void homa_net_teardown(struct homa_net *hnet)
@@ -224,5 +208,4 @@ void homa_net_teardown(struct homa_net *hnet)
 
 	unregister_net_sysctl_table(hnet->sysctl_header);
 	kfree(table);
-	homa_metrics_net_exit(hnet);
 }

@@ -17,6 +17,7 @@
 #include "hp_parse.h"
 #include "hp_spec.h"
 #include "hp_util.h"
+#include "send.h"
 
 /* struct fuzz - state of one fuzz step. */
 struct fuzz {

@@ -54,10 +54,6 @@ enum run_result { RUN_PASS = 0, RUN_FAIL = 1 };
 enum run_result scen_run(struct run_ctx *c, const struct scenario *s,
 			 int family, char *why, size_t n);
 
-/* Send the frames of @l (inject, or write in offline mode). 0 or -1. */
-int run_send_list(struct run_ctx *c, const struct hp_list *l, char *why,
-		  size_t n);
-
 /*
  * If @g is a NEED_ACK from the guest, answer it with an ACK as a client
  * would. 1 answered, 0 not a NEED_ACK, -1 send error.
@@ -72,13 +68,6 @@ int run_ack_need_ack(struct run_ctx *c, const struct hp_frame *g);
  * naming the step and the frame (after settling all the same); else 0.
  */
 int run_settle(struct run_ctx *c, unsigned int ms, char *why, size_t n);
-
-/*
- * If @f is a frame a held expect-none step (until=end) forbids: 1 with
- * @why set, else 0.
- */
-int run_held_check(const struct run_ctx *c, const struct hp_frame *f,
-		   char *why, size_t n);
 
 /* fuzz step: @kv already expanded. 0, or -1 with @why. */
 int fuzz_run(struct run_ctx *c, const struct hp_kv *kv, size_t nkv,

@@ -14,6 +14,8 @@
 #include "hp_parse.h"
 #include "hp_spec.h"
 #include "hp_util.h"
+#include "held.h"
+#include "send.h"
 
 #define EXPECT_MS	3000	/* default time limit of expect/expect-msg */
 #define NONE_MS		500	/* default window of expect-none */
@@ -68,27 +70,6 @@ static uint64_t arg_ms(const struct args *a, const char *key, uint64_t def,
 		return def;
 	}
 	return ms;
-}
-
-int run_send_list(struct run_ctx *c, const struct hp_list *l, char *why,
-		  size_t n)
-{
-	char line[512];
-
-	for (size_t i = 0; i < l->n; i++) {
-		if (c->offline) {
-			hp_pcap_write(&c->pcap, l->v[i], c->pcap_ts_us);
-			c->pcap_ts_us += 1000;
-			continue;
-		}
-		if (hp_live_send(&c->live, l->v[i], why, n))
-			return -1;
-		if (c->verbose) {
-			hp_frame_describe(l->v[i], line, sizeof(line));
-			printf("# > %s\n", line);
-		}
-	}
-	return 0;
 }
 
 /* Build frames: defaults for this run first, the step's keys after. */
@@ -187,25 +168,6 @@ static int hold(struct run_ctx *c, const struct args *a, int line, char *why,
 	}
 	c->held[c->nheld] = h;
 	c->held_line[c->nheld++] = line;
-	return 0;
-}
-
-int run_held_check(const struct run_ctx *c, const struct hp_frame *f,
-		   char *why, size_t n)
-{
-	char want[400], line[512], err[256];
-
-	for (size_t i = 0; i < c->nheld; i++) {
-		if (frame_match(f, c->held[i], err, sizeof(err)) != 1)
-			continue;
-		describe_want(c->held[i], want, sizeof(want));
-		hp_frame_describe(f, line, sizeof(line));
-		if (snprintf(why, n, "line %d: expected no frame [%s] until the "
-			     "scenario's end, a late one came: %s",
-			     c->held_line[i], want, line) >= (int)n && n > 4)
-			memcpy(why + n - 4, "...", 4);
-		return 1;
-	}
 	return 0;
 }
 

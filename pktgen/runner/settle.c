@@ -13,6 +13,7 @@
 #include "hp_field.h"
 #include "hp_parse.h"
 #include "hp_util.h"
+#include "held.h"
 
 static void put(struct hp_frame *f, const char *name, uint64_t v)
 {

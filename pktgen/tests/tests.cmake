@@ -12,6 +12,14 @@ add_test(NAME pktgen_cli_flags
           $<TARGET_FILE:homa-pktgen>)
 set_tests_properties(pktgen_cli_flags PROPERTIES LABELS quick)
 
+# No dependency cycle among the runner's files (main.c, which only defines
+# main(), cannot close one).
+add_test(NAME pktgen_runner_acyclic
+  COMMAND ${HOMA_REPO_DIR}/kernel/tests/file-deps
+          $<TARGET_OBJECTS:homa_scenario_runner>
+  COMMAND_EXPAND_LISTS)
+set_tests_properties(pktgen_runner_acyclic PROPERTIES LABELS quick)
+
 # Every scenario file parses: syntax and step keys only (--check builds
 # and sends no packet). tcpdump reads the packets the scenarios write in
 # pktgen_scenario_runner (test_runner.sh); the dissector decodes them from
