@@ -113,7 +113,7 @@ def _build_debug(base, tree):
     need = ["CONFIG_KASAN=y", "CONFIG_PROVE_LOCKING=y", "CONFIG_DEBUG_KMEMLEAK=y",
             "CONFIG_DEBUG_ATOMIC_SLEEP=y", "CONFIG_VIRTIO_NET=y", "CONFIG_IPV6=y",
             "CONFIG_MODULE_UNLOAD=y", "CONFIG_NET_SCH_NETEM=y", "CONFIG_UBSAN=y",
-            "CONFIG_NET_NS=y"]
+            "CONFIG_NET_NS=y", "CONFIG_KUNIT=y"]
     missing = [n for n in need if n not in config.splitlines()]
     if missing:
         raise LabError(f"debug kernel config lost {missing}: fix vm/debug.config")
