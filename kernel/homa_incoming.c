@@ -520,6 +520,7 @@ static void homa_split_gso(struct homa_sock *hsk, struct sk_buff *skb,
 		HOMA_INC(hsk->hnet, drop_malformed);
 		goto done;
 	}
+	HOMA_INC(hsk->hnet, gso_rx_split);
 	for (pos = HOMA_DATA_PREFIX_LEN; pos < skb->len; pos += seg_len) {
 		n = min_t(int, seg_len, skb->len - pos);
 		if (n <= (int)sizeof(struct homa_seg_hdr)) {

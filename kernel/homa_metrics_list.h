@@ -74,6 +74,17 @@ HOMA_METRIC(bytes_sent, NET);
 /* message bytes accepted from DATA packets */
 HOMA_METRIC(bytes_rcvd, NET);
 
+/* DATA skbs of several segments cut into packets in software by
+ * homa_gso_segment(), because the device could not segment them
+ */
+HOMA_METRIC(gso_tx_segmented, NET);
+
+/* DATA skbs of several segments that arrived whole (over loopback, or
+ * from a device that passes GSO skbs up) and were split into one DATA
+ * packet per segment
+ */
+HOMA_METRIC(gso_rx_split, NET);
+
 /* server RPCs that exist now (per-CPU deltas; the sum is the count) */
 HOMA_METRIC(server_rpcs_live, NET);
 

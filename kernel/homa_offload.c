@@ -31,6 +31,8 @@ static struct sk_buff *homa_gso_segment(struct sk_buff *skb,
 	segs = skb_segment(skb, features);
 	if (IS_ERR_OR_NULL(segs))
 		return segs;
+	if (skb->dev)
+		HOMA_INC(homa_net(dev_net(skb->dev)), gso_tx_segmented);
 	for (seg = segs; seg; seg = seg->next) {
 		p = skb_header_pointer(seg, skb_transport_offset(seg) +
 				       HOMA_DATA_PREFIX_LEN, sizeof(offset),

@@ -5,6 +5,17 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
 
 int homa_send_request(int fd, const union homa_addr *dst,
 		      const struct iovec *iov, int iovcnt, uint64_t cookie,
@@ -103,6 +114,27 @@ ssize_t homa_receive(int fd, struct homa_rx *rx, uint32_t flags,
 		       sizeof(rx->ret_offsets));
 	}
 	return n;
+}
+
+ssize_t homa_receive_within(int fd, struct homa_rx *rx, uint32_t flags,
+			    uint64_t id, int ms)
+{
+	long long end = now_ms() + ms;
+	ssize_t n;
+
+	for (;;) {
+		n = homa_receive(fd, rx, flags, id, MSG_DONTWAIT);
+		if (n != -EAGAIN || now_ms() >= end)
+			return n;
+		usleep(2000);
+	}
+}
+
+int homa_abort(int fd, uint64_t id, int error)
+{
+	struct homa_abort_args a = { .id = id, .error = error };
+
+	return ioctl(fd, HOMAIOCABORT, &a) ? -errno : 0;
 }
 
 size_t homa_rx_chunk_len(const struct homa_rx *rx, uint32_t i)

@@ -57,6 +57,22 @@ void homa_rx_init(struct homa_rx *rx);
 ssize_t homa_receive(int fd, struct homa_rx *rx, uint32_t flags,
 		     uint64_t id, int msg_flags);
 
+/*
+ * homa_receive() without blocking (MSG_DONTWAIT), tried every 2 ms until
+ * it gives something other than EAGAIN or @ms have passed. Returns the
+ * message length or -errno (-EAGAIN when nothing came in time).
+ */
+ssize_t homa_receive_within(int fd, struct homa_rx *rx, uint32_t flags,
+			    uint64_t id, int ms);
+
+/*
+ * HOMAIOCABORT on @fd (reserved fields 0): client RPC @id, or every
+ * client RPC of the socket when @id is 0, ends with @error, which
+ * recvmsg then reports for it; @error 0 frees the RPC instead. Returns 0
+ * or -errno.
+ */
+int homa_abort(int fd, uint64_t id, int error);
+
 /* Bytes of the message that bpage @i holds. */
 size_t homa_rx_chunk_len(const struct homa_rx *rx, uint32_t i);
 

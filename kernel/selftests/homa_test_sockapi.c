@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -181,28 +180,6 @@ static int set_timeo(int fd, int opt, int ms)
 	return setsockopt(fd, SOL_SOCKET, opt, &tv, sizeof(tv)) ? -errno : 0;
 }
 
-static int abort_rpc(int fd, uint64_t id, int error)
-{
-	struct homa_abort_args a = { .id = id, .error = error };
-
-	return ioctl(fd, HOMAIOCABORT, &a) ? -errno : 0;
-}
-
-/* Receives a message with a deadline; length or -errno. */
-static ssize_t receive_within(int fd, struct homa_rx *rx, uint32_t flags,
-			      uint64_t id, int ms)
-{
-	long long end = now_ms() + ms;
-	ssize_t n;
-
-	for (;;) {
-		n = homa_receive(fd, rx, flags, id, MSG_DONTWAIT);
-		if (n != -EAGAIN || now_ms() >= end)
-			return n;
-		usleep(2000);
-	}
-}
-
 /* --- send budget ---------------------------------------------------- */
 
 static const char *const budget_cases[] = {
@@ -303,12 +280,13 @@ static void test_send_budget(int family, uint16_t port)
 	/* The server answers one request; the client takes the response,
 	 * which frees its RPC and so its send memory.
 	 */
-	n = receive_within(srv.fd, &rx, HOMA_RECVMSG_REQUEST, 0, 5000);
+	n = homa_receive_within(srv.fd, &rx, HOMA_RECVMSG_REQUEST, 0, 5000);
 	err = n < 0 ? (int)n :
 	      homa_send_response_buf(srv.fd, &rx.src, rx.ctl.id, buf, 100);
 	if (!err) {
 		homa_rx_init(&rx);
-		n = receive_within(cli.fd, &rx, HOMA_RECVMSG_RESPONSE, 0, 5000);
+		n = homa_receive_within(cli.fd, &rx, HOMA_RECVMSG_RESPONSE, 0,
+					5000);
 		err = n < 0 ? (int)n : 0;
 	}
 	ktap_diag(&k, "request answered and response taken: %s",
@@ -529,7 +507,7 @@ static void test_abort_wakes(int family, uint16_t port)
 	}
 	if (!err) {
 		blocked = call_wait_blocked(&c, 3000);
-		err = abort_rpc(cli.fd, id, 0);
+		err = homa_abort(cli.fd, id, 0);
 		woke = call_wait(&c, 2000);
 		ktap_diag(&k, "recvmsg(id %llu) blocked %d; HOMAIOCABORT error 0: %s; recvmsg %s: %s after %lld ms",
 			  (unsigned long long)id, blocked, errno_name(err),
@@ -609,7 +587,7 @@ static void test_bind(int family, uint16_t port, uint16_t other)
 		    "bind_refused_with_live_client_rpc");
 
 	/* The server takes the request: a server RPC in service. */
-	n = receive_within(srv.fd, &rx, HOMA_RECVMSG_REQUEST, 0, 5000);
+	n = homa_receive_within(srv.fd, &rx, HOMA_RECVMSG_REQUEST, 0, 5000);
 	err = n < 0 ? (int)n : homa_bind_port(srv.fd, family, other + 1);
 	after = homa_local_port(srv.fd);
 	ktap_diag(&k, "server with a request in service: bind(%u) %s, port %u -> %d",
@@ -623,10 +601,10 @@ static void test_bind(int family, uint16_t port, uint16_t other)
 	err = n < 0 ? (int)n :
 	      homa_send_response_buf(srv.fd, &rx.src, rx.ctl.id, buf, 100);
 	homa_rx_init(&rx);
-	n = err ? err : receive_within(cli.fd, &rx, HOMA_RECVMSG_RESPONSE,
-					id, 5000);
+	n = err ? err : homa_receive_within(cli.fd, &rx,
+					    HOMA_RECVMSG_RESPONSE, id, 5000);
 	if (n < 0)
-		abort_rpc(cli.fd, id, 0);
+		homa_abort(cli.fd, id, 0);
 	err2 = homa_bind_port(cli.fd, family, other);
 	ktap_diag(&k, "response: %s; then bind(%u): %s",
 		  errno_name(n < 0 ? (int)-n : 0), other, errno_name(err2));
