@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * homa-scenario - run Homa scenarios (pktgen/scenarios/, files NAME.scn) against a
- * lab guest and print KTAP, or write their packets to pcap files.
+ * homa-scenario - run Homa scenarios (files NAME.scn; the kernel's are in
+ * kernel/selftests/scenarios/<feature>/) against a lab guest and print
+ * KTAP, or write their packets to pcap files.
  *
  * Inside a `vm/lab run --host` step it takes the tap, addresses and agent
  * socket from the HOMALAB_* environment. See pktgen/README.md.
@@ -33,8 +34,8 @@ static void usage(void)
 {
 	printf(
 "usage: homa-scenario [options] PATH...\n"
-"Run every scenario file (PATH or PATH/*.scn) for each IP family it names\n"
-"and print KTAP.\n"
+"Run every scenario file (PATH, or each *.scn under the folder PATH, in\n"
+"file-name order) for each IP family it names and print KTAP.\n"
 "  -i, --interface IFACE  tap to the guest (default $HOMALAB_TAP0)\n"
 "      --agent SOCK       guest agent socket (default $HOMALAB_AGENT0)\n"
 "      --port4 N          guest server port for IPv4 (default 5000)\n"
@@ -124,53 +125,113 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
+/* Scenario files sort by name, wherever they sit under the path given. */
+static const char *base_name(const char *path)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
 }
 
-/* Expand directories into their *.scn files, sorted. */
+static int cmp_base(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	int r = strcmp(base_name(x), base_name(y));
+
+	return r ? r : strcmp(x, y);
+}
+
+struct file_list {
+	char **v;
+	size_t n, cap;
+};
+
+static int list_add(struct file_list *l, char *path)
+{
+	char **v;
+
+	if (!path)
+		return die("%s", "out of memory");
+	if (l->n == l->cap) {
+		v = realloc(l->v, (l->cap * 2 + 16) * sizeof(*v));
+		if (!v) {
+			free(path);
+			return die("%s", "out of memory");
+		}
+		l->v = v;
+		l->cap = l->cap * 2 + 16;
+	}
+	l->v[l->n++] = path;
+	return 0;
+}
+
+/* Adds the *.scn files under directory @dir (and its subdirectories,
+ * one folder per feature) whose names contain @only (if set).
+ */
+static int collect_dir(struct file_list *l, const char *dir,
+		       const char *only, int depth)
+{
+	struct dirent *de;
+	int err = 0;
+	DIR *d;
+
+	if (depth > 8)
+		return die("'%s': folders nested too deep", dir);
+	d = opendir(dir);
+	if (!d)
+		return die("cannot read folder '%s'", dir);
+	while (!err && (de = readdir(d))) {
+		size_t len = strlen(de->d_name), ext = strlen(SCEN_EXT);
+		struct stat sb;
+		char *p;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0)
+			p = NULL;
+		if (p && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			err = collect_dir(l, p, only, depth + 1);
+			free(p);
+			continue;
+		}
+		if (p && (len <= ext || strcmp(de->d_name + len - ext, SCEN_EXT) ||
+			  (only && !strstr(de->d_name, only)))) {
+			free(p);
+			continue;
+		}
+		err = list_add(l, p);
+	}
+	closedir(d);
+	return err;
+}
+
+/* Expand directories into their *.scn files (searched through their
+ * subfolders), each path's files sorted by file name: the order, and so
+ * each scenario's ids and ports, does not depend on the folders.
+ */
 static int collect(const struct opts *o, char ***files, size_t *n)
 {
-	size_t cap = 0;
+	struct file_list l = { 0 };
 
 	*files = NULL;
 	*n = 0;
 	for (int i = 0; i < o->npaths; i++) {
+		size_t first = l.n;
 		struct stat sb;
-		struct dirent *de;
-		DIR *d;
-		size_t first = *n;
+		int err;
 
 		if (stat(o->paths[i], &sb))
 			return die("cannot read '%s'", o->paths[i]);
-		if (!S_ISDIR(sb.st_mode)) {
-			if (*n == cap)
-				*files = realloc(*files, (cap = cap * 2 + 16) *
-						 sizeof(**files));
-			(*files)[(*n)++] = strdup(o->paths[i]);
-			continue;
-		}
-		d = opendir(o->paths[i]);
-		while (d && (de = readdir(d))) {
-			size_t len = strlen(de->d_name);
-			char *p;
-
-			if (len <= strlen(SCEN_EXT) ||
-			    strcmp(de->d_name + len - strlen(SCEN_EXT), SCEN_EXT) ||
-			    (o->only && !strstr(de->d_name, o->only)))
-				continue;
-			p = malloc(strlen(o->paths[i]) + len + 2);
-			sprintf(p, "%s/%s", o->paths[i], de->d_name);
-			if (*n == cap)
-				*files = realloc(*files, (cap = cap * 2 + 16) *
-						 sizeof(**files));
-			(*files)[(*n)++] = p;
-		}
-		if (d)
-			closedir(d);
-		qsort(*files + first, *n - first, sizeof(**files), cmp_str);
+		if (S_ISDIR(sb.st_mode))
+			err = collect_dir(&l, o->paths[i], o->only, 0);
+		else
+			err = list_add(&l, strdup(o->paths[i]));
+		if (err)
+			return err;
+		qsort(l.v + first, l.n - first, sizeof(*l.v), cmp_base);
 	}
+	*files = l.v;
+	*n = l.n;
 	return *n ? 0 : die("no %s files found", SCEN_EXT);
 }
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# crafted_current.sh HOMA_SCENARIO PKTGEN_DIR CRAFTED_DIR - the committed
+# crafted_current.sh HOMA_SCENARIO REPO_DIR CRAFTED_DIR - the committed
 # crafted captures are what the scenarios write today: the same files,
 # byte for byte (timestamps are fixed). On a difference, regenerate with
 # `cmake --build build -t pktgen_pcaps` and review the decode goldens.
@@ -7,7 +7,8 @@ set -eu
 BIN=$1 SRC=$2 CRAFTED=$3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-"$BIN" --write-pcaps "$T" "$SRC/scenarios" "$SRC/fuzz" "$SRC/pcapgen" > /dev/null
+"$BIN" --write-pcaps "$T" "$SRC/kernel/selftests/scenarios" \
+	"$SRC/kernel/selftests/fuzz" "$SRC/pktgen/pcapgen" > /dev/null
 fail=0
 (cd "$T" && ls *.pcap) > "$T/new.list"
 (cd "$CRAFTED" && ls *.pcap) > "$T/old.list"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_runner.sh HOMA_SCENARIO PKTGEN_DIR - the scenario runner without a
+# test_runner.sh HOMA_SCENARIO SCN_DIR - the scenario runner without a
 # guest: bad files and flags give one error line; --write-pcaps writes the
 # packets each scenario describes, in order, readable by tcpdump.
 set -u
@@ -59,7 +59,7 @@ badflag --port4 0 "$DIR/scenarios"
 badflag --bogus "$DIR/scenarios"
 badflag
 badflag "$T/none.scn"
-badflag "$DIR/scenarios/rpc_basic.scn"
+badflag "$DIR/scenarios/data/rpc_basic.scn"
 
 # No silent skip: a scenario with metric steps and no agent is "not ok"
 # with the reason, the run exits 1 (lo stands in for the tap; the check
@@ -100,6 +100,19 @@ if "$RUN" --write-pcaps "$T/again" "$DIR/scenarios" "$DIR/fuzz" >/dev/null &&
 	ok "pcaps reproduce byte for byte (fixed seed and timestamps)"
 else
 	notok "pcaps differ between runs"
+fi
+# A folder is searched through its feature subfolders, and the files run
+# in file-name order wherever they sit: b.scn (in a/) after a.scn (in z/).
+mkdir -p "$T/tree/z" "$T/tree/a" "$T/tree/pcaps"
+printf 'name first\nfamily 4\nsend type=ACK id=$ID\n' >"$T/tree/z/a.scn"
+printf 'name second\nfamily 4\nsend type=ACK id=$ID\n' >"$T/tree/a/b.scn"
+"$RUN" --write-pcaps "$T/tree/pcaps" "$T/tree" >"$T/out" 2>"$T/err"
+rc=$?
+if [ "$rc" = 0 ] && [ "$(grep '^ok' "$T/out" | tr '\n' '|')" = "ok 1 first (IPv4)|ok 2 second (IPv4)|" ] &&
+   [ -s "$T/tree/pcaps/a-v4.pcap" ] && [ -s "$T/tree/pcaps/b-v4.pcap" ]; then
+	ok "subfolders searched, files run in name order"
+else
+	notok "subfolders: status $rc: $(cat "$T/out" "$T/err"; ls "$T/tree/pcaps")"
 fi
 echo "1..$n"
 exit $fail

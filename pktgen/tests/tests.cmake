@@ -24,20 +24,23 @@ set_tests_properties(pktgen_runner_acyclic PROPERTIES LABELS quick)
 # and sends no packet). tcpdump reads the packets the scenarios write in
 # pktgen_scenario_runner (test_runner.sh); the dissector decodes them from
 # pcaps/crafted/.
+# The kernel's scenarios live with its tests (kernel/selftests/scenarios/
+# by feature, fuzz/ and fuzz-soak/); pcapgen/ is the crafter's own.
+set(HP_KERNEL_SCN ${HOMA_REPO_DIR}/kernel/selftests)
 add_test(NAME pktgen_scenarios_parse
-  COMMAND homa-scenario --check ${CMAKE_CURRENT_SOURCE_DIR}/scenarios ${CMAKE_CURRENT_SOURCE_DIR}/pcapgen
-          ${CMAKE_CURRENT_SOURCE_DIR}/fuzz)
+  COMMAND homa-scenario --check ${HP_KERNEL_SCN}/scenarios ${CMAKE_CURRENT_SOURCE_DIR}/pcapgen
+          ${HP_KERNEL_SCN}/fuzz ${HP_KERNEL_SCN}/fuzz-soak)
 add_test(NAME pktgen_scenario_runner
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_runner.sh
-          $<TARGET_FILE:homa-scenario> ${CMAKE_CURRENT_SOURCE_DIR})
+          $<TARGET_FILE:homa-scenario> ${HP_KERNEL_SCN})
 set_tests_properties(pktgen_scenarios_parse pktgen_scenario_runner
   PROPERTIES LABELS quick)
 
 # The committed pcaps/crafted/ is what the scenarios write now.
 add_test(NAME pktgen_crafted_pcaps_current
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/crafted_current.sh
-          $<TARGET_FILE:homa-scenario> ${CMAKE_CURRENT_SOURCE_DIR}
-          ${CMAKE_CURRENT_SOURCE_DIR}/../pcaps/crafted)
+          $<TARGET_FILE:homa-scenario> ${HOMA_REPO_DIR}
+          ${HOMA_REPO_DIR}/pcaps/crafted)
 set_tests_properties(pktgen_crafted_pcaps_current PROPERTIES LABELS quick)
 
 # Writes pcaps/crafted/ (not a test: `cmake --build . -t pktgen_pcaps`).
@@ -64,17 +67,17 @@ if(TARGET homa_echo_server)
     set_tests_properties(${name} PROPERTIES
       LABELS "${labels}" TIMEOUT ${ctest_timeout} RUN_SERIAL TRUE)
   endfunction()
-  set(HP_SCENARIO "$<TARGET_FILE:homa-scenario> ${CMAKE_CURRENT_SOURCE_DIR}")
+  set(HP_SCENARIO "$<TARGET_FILE:homa-scenario> ${HP_KERNEL_SCN}")
   hp_lab_test(lab_pktgen_scenarios_debug debug 900 1300 "lab;debug"
     "${HP_SCENARIO}/scenarios")
   hp_lab_test(lab_pktgen_scenarios_distro distro 900 1300 lab
     "${HP_SCENARIO}/scenarios")
   hp_lab_test(lab_pktgen_fuzz_debug debug 1800 2200 "lab;debug;fuzz"
     "${HP_SCENARIO}/fuzz")
-  # fuzz/soak/: 100,000 packets at 500 a second (200 s of fuzzing).
+  # fuzz-soak/: 100,000 packets at 500 a second (200 s of fuzzing).
   if(HOMA_SOAK)
     hp_lab_test(lab_pktgen_fuzz_soak_debug debug 1800 2200 "lab;debug;fuzz;soak"
-      "${HP_SCENARIO}/fuzz/soak")
+      "${HP_SCENARIO}/fuzz-soak")
   endif()
   # -i delivers every frame and --pps paces, counted by the tap's own
   # statistics; homa-pktgen reaches at least a fifth of tcpreplay
