@@ -49,11 +49,15 @@
 struct homa_sendmsg_args {
 	/**
 	 * @id: 0 starts a new request and the kernel writes its id here;
-	 * otherwise the id of the request this message answers.
+	 * otherwise the (odd) id of the request this message answers. A
+	 * response to an RPC that no longer exists is dropped without error.
 	 */
 	__u64 id;
 
-	/** @completion_cookie: requests only: returned with the response. */
+	/**
+	 * @completion_cookie: requests only: returned by recvmsg with the
+	 * response, or with the RPC's error if it fails.
+	 */
 	__u64 completion_cookie;
 };
 
@@ -63,18 +67,24 @@ struct homa_sendmsg_args {
  * msg_controllen must be exactly sizeof(struct homa_recvmsg_args).
  */
 struct homa_recvmsg_args {
-	/** @id: in: 0 for any RPC, else that RPC; out: the RPC received. */
+	/**
+	 * @id: in: 0 for any message that @flags allow, else the (even) id
+	 * of one of this socket's client RPCs; out: the RPC received.
+	 */
 	__u64 id;
 
-	/** @completion_cookie: out: the cookie of a received response. */
+	/**
+	 * @completion_cookie: out: the cookie of a received response or
+	 * failed client RPC; 0 for a request.
+	 */
 	__u64 completion_cookie;
 
 	/** @flags: HOMA_RECVMSG_* bits. */
 	__u32 flags;
 
 	/**
-	 * @num_bpages: in: bpages returned to the pool; out: bpages that
-	 * hold the received message.
+	 * @num_bpages: in: bpages returned to the pool (taken back even if
+	 * the call then fails); out: bpages that hold the received message.
 	 */
 	__u32 num_bpages;
 
@@ -100,7 +110,8 @@ struct homa_rcvbuf_args {
 
 	/**
 	 * @length: size of the region in bytes, at least 2 bpages and at
-	 * most HOMA_MAX_REGION_LENGTH.
+	 * most HOMA_MAX_REGION_LENGTH; bytes past the last whole bpage are
+	 * not used.
 	 */
 	__u64 length;
 };
@@ -112,7 +123,10 @@ struct homa_abort_args {
 	/** @id: the RPC to abort, or 0 for every client RPC of the socket. */
 	__u64 id;
 
-	/** @error: 0 frees the RPC(s); else recvmsg reports this errno. */
+	/**
+	 * @error: 0 frees the RPC(s); else (1 to 4095) recvmsg reports this
+	 * errno for each.
+	 */
 	int error;
 
 	/** @_pad1: reserved, must be 0. */
