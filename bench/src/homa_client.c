@@ -10,8 +10,9 @@
 
 #include "clock.h"
 #include "flow.h"
-#include "homa_io.h"
-#include "pattern.h"
+#include "homa_msg.h"
+#include "homa_sock.h"
+#include "payload.h"
 
 /* Bpages of the client's region: room for every outstanding response. */
 #define CLIENT_BPAGES 256
@@ -27,7 +28,7 @@ struct homa_slot {
 struct homa_client {
 	struct flow *f;
 	struct homa_ep ep;
-	struct homa_in in;
+	struct homa_rx in;
 	struct homa_slot *slots;
 	unsigned int busy;
 	uint64_t next;
@@ -40,10 +41,10 @@ static int issue(struct homa_client *c, unsigned int i)
 	int err;
 
 	s->seed = c->f->seed_base + c->next++;
-	pattern_fill(s->buf, c->f->spec.size, s->seed);
+	payload_fill(s->buf, c->f->spec.size, s->seed, 0);
 	s->id = 0;
 	s->t0 = now_ns();
-	err = homa_ep_send(&c->ep, &c->f->server, &iov, 1, &s->id, i);
+	err = homa_send_request(c->ep.fd, &c->f->server, &iov, 1, i, &s->id);
 	c->f->res.sent++;
 	if (err) {
 		c->f->res.rpc_errors++;
@@ -58,19 +59,13 @@ static int issue(struct homa_client *c, unsigned int i)
 static int verify(struct homa_client *c, const struct homa_slot *s)
 {
 	struct iovec iov[HOMA_MAX_BPAGES];
-	size_t off = 0;
-	int n, i;
+	int n;
 
 	if ((size_t)c->in.length != c->f->spec.size)
 		return -1;
-	n = homa_in_iov(&c->ep, &c->in, iov);
-	if (n < 0)
+	n = homa_rx_iov(&c->ep.region, &c->in, iov);
+	if (n < 0 || payload_check_iov(iov, n, s->seed) >= 0)
 		return -1;
-	for (i = 0; i < n; i++) {
-		if (pattern_check(iov[i].iov_base, iov[i].iov_len, s->seed, off))
-			return -1;
-		off += iov[i].iov_len;
-	}
 	return 0;
 }
 
@@ -127,7 +122,7 @@ static void run(struct homa_client *c)
 		if (issue(c, i))
 			return;
 	while (c->busy > 0) {
-		n = homa_ep_recv(&c->ep, &c->in, HOMA_RECVMSG_RESPONSE);
+		n = homa_receive(c->ep.fd, &c->in, HOMA_RECVMSG_RESPONSE, 0, 0);
 		if (!take(c, n, now_ns()))
 			break;
 	}
@@ -140,7 +135,7 @@ void *homa_flow_main(void *arg)
 	unsigned int i;
 	int err;
 
-	homa_in_init(&c.in);
+	homa_rx_init(&c.in);
 	c.slots = calloc(f->spec.outstanding, sizeof(*c.slots));
 	for (i = 0; c.slots && i < f->spec.outstanding; i++) {
 		c.slots[i].buf = malloc(f->spec.size);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "homa_msg.h"
 #include "server.h"
 
 void *homa_server_main(void *arg)
@@ -14,14 +15,13 @@ void *homa_server_main(void *arg)
 	const struct homa_ep *ep = arg;
 	struct iovec iov[HOMA_MAX_BPAGES];
 	unsigned long send_errors = 0;
-	struct homa_in in;
-	uint64_t id;
+	struct homa_rx in;
 	ssize_t n;
 	int cnt, err;
 
-	homa_in_init(&in);
+	homa_rx_init(&in);
 	for (;;) {
-		n = homa_ep_recv(ep, &in, HOMA_RECVMSG_REQUEST);
+		n = homa_receive(ep->fd, &in, HOMA_RECVMSG_REQUEST, 0, 0);
 		if (n < 0) {
 			if (n == -EINTR || in.ctl.id != 0)
 				continue;	/* a failed RPC: the client sees it */
@@ -29,11 +29,10 @@ void *homa_server_main(void *arg)
 				strerror((int)-n));
 			return NULL;
 		}
-		cnt = homa_in_iov(ep, &in, iov);
+		cnt = homa_rx_iov(&ep->region, &in, iov);
 		if (cnt < 0)
 			continue;
-		id = in.ctl.id;
-		err = homa_ep_send(ep, &in.src, iov, cnt, &id, 0);
+		err = homa_send_response(ep->fd, &in.src, in.ctl.id, iov, cnt);
 		if (err && send_errors++ < 10)
 			fprintf(stderr, "homa_bench server: sendmsg: %s\n",
 				strerror(-err));

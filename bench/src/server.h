@@ -7,7 +7,7 @@
 #ifndef BENCH_SERVER_H
 #define BENCH_SERVER_H
 
-#include "homa_io.h"
+#include "homa_sock.h"
 #include "opts.h"
 
 /* Homa echo thread body; @arg is the shared struct homa_ep. */

@@ -15,7 +15,7 @@
 
 #include "clock.h"
 #include "flow.h"
-#include "pattern.h"
+#include "payload.h"
 #include "tcp_io.h"
 
 struct tcp_client {
@@ -58,7 +58,7 @@ static void *sender_main(void *arg)
 	int err;
 
 	while ((k = next_request(c)) >= 0) {
-		pattern_fill(c->sbuf, f->spec.size, f->seed_base + (uint64_t)k);
+		payload_fill(c->sbuf, f->spec.size, f->seed_base + (uint64_t)k, 0);
 		pthread_mutex_lock(&c->lock);
 		c->t0[(uint64_t)k % f->spec.outstanding] = now_ns();
 		c->sent++;
@@ -124,7 +124,7 @@ static void receive_all(struct tcp_client *c)
 		}
 		t1 = now_ns();
 		f->res.answered++;
-		if (pattern_check(c->rbuf, f->spec.size, f->seed_base + k, 0)) {
+		if (payload_check(c->rbuf, f->spec.size, f->seed_base + k, 0) >= 0) {
 			f->res.bad_payload++;
 			flow_error(f, "tcp: response %llu does not match its request",
 				   (unsigned long long)k);

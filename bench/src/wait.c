@@ -8,7 +8,8 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "homa_io.h"
+#include "homa_msg.h"
+#include "homa_sock.h"
 #include "tcp_io.h"
 
 static int tcp_echo_once(const union homa_addr *server)
@@ -26,21 +27,20 @@ static int tcp_echo_once(const union homa_addr *server)
 
 static int homa_echo_once(const union homa_addr *server)
 {
-	struct iovec iov = { .iov_base = "x", .iov_len = 1 };
 	struct pollfd pfd;
-	struct homa_in in;
+	struct homa_rx in;
 	struct homa_ep ep;
 	uint64_t id = 0;
 	int ok = 0;
 
 	if (homa_ep_open(&ep, server->sa.sa_family, 0, 4))
 		return -1;
-	homa_in_init(&in);
-	if (!homa_ep_send(&ep, server, &iov, 1, &id, 7)) {
+	homa_rx_init(&in);
+	if (!homa_send_request_buf(ep.fd, server, "x", 1, 7, &id)) {
 		pfd.fd = ep.fd;
 		pfd.events = POLLIN;
 		if (poll(&pfd, 1, 2000) == 1 &&
-		    homa_ep_recv(&ep, &in, HOMA_RECVMSG_RESPONSE) == 1 &&
+		    homa_receive(ep.fd, &in, HOMA_RECVMSG_RESPONSE, 0, 0) == 1 &&
 		    in.ctl.completion_cookie == 7)
 			ok = 1;
 	}

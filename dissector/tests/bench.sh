@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
 # bench.sh - how much the Homa plugin costs tshark.
 #
-# usage: bench.sh PLUGIN_SO HOMA_MKCAP [NPACKETS] [RUNS]
-# Writes a capture of NPACKETS (default 100,000) Homa packets with
-# homa-mkcap --bench, then times 'tshark -r CAPTURE' (one pass, summary
+# usage: bench.sh PLUGIN_SO HOMA_SCENARIO HOMA_PKTGEN [NPACKETS] [RUNS]
+# Writes a capture of at least NPACKETS (default 100,000) Homa packets:
+# homa-scenario --write-pcaps writes the 22 frames of captures/bench-rpc.scn
+# (RPC 2 over IPv4, RPC 4 over IPv6: request, 8-segment response, NEED_ACK,
+# ACK), and homa-pktgen -r repeats them with --id-step 4 (distinct RPCs);
+# then it times 'tshark -r CAPTURE' (one pass, summary
 # lines to /dev/null) with the plugin and with --disable-protocol homa,
 # RUNS times each (default 3), interleaved, and prints the best CPU and wall
 # times and their ratios.  Analysis and reassembly preferences stay at their defaults.
 source "$(dirname "$0")/lib.sh"
-plugin="${1:?usage: bench.sh PLUGIN_SO HOMA_MKCAP [NPACKETS] [RUNS]}"
-mkcap="${2:?}"
-npkts="${3:-100000}"
-runs="${4:-3}"
+usage="usage: bench.sh PLUGIN_SO HOMA_SCENARIO HOMA_PKTGEN [NPACKETS] [RUNS]"
+plugin="${1:?$usage}"
+scenario="${2:?$usage}"
+pktgen="${3:?$usage}"
+npkts="${4:-100000}"
+runs="${5:-3}"
 ws_setup "$plugin"
 ws_check_plugin
-(cd "$WS_WORK/in" && "$mkcap" --bench "$npkts" bench.pcap)
+"$scenario" --write-pcaps "$WS_WORK/in" "$HOMA_TESTS_DIR/captures/bench-rpc.scn" > /dev/null
+"$pktgen" -q -r "$WS_WORK/in/bench-rpc-v4.pcap" --loop $(( (npkts + 21) / 22 )) \
+	--id-step 4 -w "$WS_WORK/in/bench.pcap"
 chmod a+r "$WS_WORK/in/bench.pcap"
 cap="$WS_WORK/in/bench.pcap"
 echo "capture: $(capinfos -c -M "$cap" | awk '/Number of packets/ {print $NF}') packets"

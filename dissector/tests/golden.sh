@@ -5,7 +5,8 @@
 #
 # Captures: every *.pcap / *.pcapng under pcaps/ (crafted/, recorded/, ...;
 # pcaps/expected/ excluded), named by their path below pcaps/, and every
-# capture in SYNTHETIC_DIR (written by homa-mkcap), named synthetic/NAME.
+# capture in SYNTHETIC_DIR (written by homa-scenario --write-pcaps from
+# dissector/tests/captures/*.scn), named synthetic/NAME.
 # For a capture R the goldens are pcaps/expected/R.V.txt (tshark -2 -V -O homa:
 # the Homa tree in full, the layers Wireshark itself decodes as one-line
 # summaries, which keeps goldens of recorded captures reviewable) and

@@ -4,7 +4,7 @@
 #
 # usage: handwritten.sh PLUGIN_SO
 #
-# Nothing here comes from kernel/homa_wire.h, homa-mkcap or the dissector:
+# Nothing here comes from kernel/homa_wire.h, the crafter or the dissector:
 # the bytes below and the expected values were written from the wire format
 # in shared/spec/FACTS.md (field order, sizes, type codes; big-endian; no
 # padding) and the seed patches (DATA: sequence = seg.offset = the segment's

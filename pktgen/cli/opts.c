@@ -12,7 +12,7 @@
 
 enum {
 	OPT_PPS = 0x100, OPT_TOPSPEED, OPT_LIST, OPT_SMAC, OPT_DMAC,
-	OPT_TIMEOUT, OPT_KEY = 0x1000,
+	OPT_TIMEOUT, OPT_ID_STEP, OPT_KEY = 0x1000,
 };
 
 static const struct option fixed[] = {
@@ -21,6 +21,7 @@ static const struct option fixed[] = {
 	{ "read", required_argument, NULL, 'r' },
 	{ "count", required_argument, NULL, 'c' },
 	{ "loop", required_argument, NULL, 'l' },
+	{ "id-step", required_argument, NULL, OPT_ID_STEP },
 	{ "pps", required_argument, NULL, OPT_PPS },
 	{ "topspeed", no_argument, NULL, OPT_TOPSPEED },
 	{ "filter", required_argument, NULL, 'f' },
@@ -47,6 +48,9 @@ void cli_usage(void)
 "  -r, --read FILE         replay the frames of a pcap file\n"
 "  -c, --count N           send N frames in total (cycling through them)\n"
 "  -l, --loop N            send the whole set N times (default 1)\n"
+"      --id-step N         each pass through the set after the first adds N\n"
+"                          to every Homa id (and non-zero acked ids): -c/-l\n"
+"                          make distinct RPCs\n"
 "      --pps RATE          at most RATE frames per second (default: top speed)\n"
 "      --topspeed          as fast as possible (default)\n"
 "  -f, --filter EXPR       capture answers matching the BPF EXPR (also: a\n"
@@ -61,7 +65,8 @@ void cli_usage(void)
 "      --list-fields       list every --FIELD\n"
 "Packet keys: --type T --sport P --dport P --id N --msg-size N --msg-seed S\n"
 "  --msg-data TEXT --seg-size N --order SPEC --truncate N --truncate-frame N\n"
-"  --payload-len N --poke OFF:VAL and every field of --list-fields.\n"
+"  --payload-len N --poke OFF:VAL --reply 1 --gso 1 --icmp port-unreachable\n"
+"  and every field of --list-fields.\n"
 "Defaults: DATA, 100-byte message, %d > %d, id %d, from the lab peer to\n"
 "guest 0 (HOMALAB_* variables override the addresses).\n"
 "Exit status: 0 ok, 1 failure at run time (cannot write, inject or capture;\n"
@@ -88,6 +93,9 @@ void cli_list_fields(void)
 	printf("%-16s %s\n", "truncate", "cut the Homa part to N bytes");
 	printf("%-16s %s\n", "truncate-frame", "cut the frame to N bytes");
 	printf("%-16s %s\n", "poke", "OFF:VAL set a Homa header byte");
+	printf("%-16s %s\n", "reply", "1: from the guest to the peer (addresses swapped)");
+	printf("%-16s %s\n", "gso", "1: DATA segments packed in one GSO frame");
+	printf("%-16s %s\n", "icmp", "port-unreachable: the ICMP error quoting the frame");
 }
 
 /* Long options: the fixed ones, then one per distinct field/special key. */
@@ -180,6 +188,8 @@ static int one(struct cli_opts *o, int c, const char **names)
 		if (!o->loop)
 			return bad("bad value '%s' for -l: want at least 1%s", a, "");
 		return 0;
+	case OPT_ID_STEP:
+		return number("--id-step", a, UINT32_MAX, &o->id_step);
 	case OPT_PPS:
 		if (number("--pps", a, 100000000, &o->pps))
 			return -1;

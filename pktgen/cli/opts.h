@@ -14,7 +14,7 @@
 struct cli_opts {
 	const char *wfile, *iface, *rfile, *capfile;
 	char filter[2048];
-	uint64_t count, loop, pps, timeout_ms, capture_count;
+	uint64_t count, loop, pps, timeout_ms, capture_count, id_step;
 	int count_set, timeout_set, capture_count_set, capture;
 	int verbose, quiet, list_fields, help;
 	struct hp_addrs addrs;

@@ -10,10 +10,12 @@
 #include "linux/homa.h"
 #include "hp_field.h"
 #include "hp_util.h"
+#include "hp_wrap.h"
 
 const char *const hp_spec_keys[] = {
 	"family", "msg-size", "msg-seed", "msg-data", "seg-size", "order",
-	"payload-len", "truncate", "truncate-frame", "poke", NULL,
+	"payload-len", "truncate", "truncate-frame", "poke", "reply", "gso",
+	"icmp", NULL,
 };
 
 int hp_spec_key_known(const char *key)
@@ -32,6 +34,8 @@ struct spec {
 	int64_t truncate, truncate_frame;
 	int64_t poke_off;
 	uint64_t poke_val;
+	uint64_t reply, gso;
+	int icmp;
 };
 
 static int num(const char *key, const char *val, uint64_t max, uint64_t *out,
@@ -103,6 +107,17 @@ static int parse_special(struct hp_addrs *a, struct spec *s,
 		    hp_parse_u64(colon + 1, 255, &s->poke_val))
 			goto bad_poke;
 		s->poke_off = (int64_t)o;
+	} else if (strcmp(k, "reply") == 0) {
+		return num(k, v, 1, &s->reply, err, errlen);
+	} else if (strcmp(k, "gso") == 0) {
+		return num(k, v, 1, &s->gso, err, errlen);
+	} else if (strcmp(k, "icmp") == 0) {
+		if (strcmp(v, "port-unreachable")) {
+			snprintf(err, errlen, "bad value '%s' for icmp: want "
+				 "port-unreachable", v);
+			return -1;
+		}
+		s->icmp = 1;
 	}
 	return 0;
 bad_poke:
@@ -182,6 +197,24 @@ out:
 	return ret;
 }
 
+/* Append to @out the ICMP port unreachable that quotes @f. */
+static int push_icmp(struct hp_list *out, const struct hp_frame *f,
+		     char *err, size_t errlen)
+{
+	struct hp_frame *e = malloc(sizeof(*e));
+	int r = -1;
+
+	if (!e)
+		snprintf(err, errlen, "out of memory");
+	else if (hp_icmp_port_unreachable(f, e, err, errlen) == 0) {
+		r = hp_list_push(out, e);
+		if (r)
+			snprintf(err, errlen, "out of memory");
+	}
+	free(e);
+	return r;
+}
+
 int hp_spec_build(const struct hp_addrs *addrs, const struct hp_kv *kv,
 		  size_t n, struct hp_list *out, char *err, size_t errlen)
 {
@@ -204,6 +237,12 @@ int hp_spec_build(const struct hp_addrs *addrs, const struct hp_kv *kv,
 		if (parse_special(&a, &s, &kv[i], err, errlen))
 			return -1;
 	}
+	if (s.gso && s.type != DATA) {
+		snprintf(err, errlen, "gso=1 needs type DATA");
+		return -1;
+	}
+	if (s.reply)
+		hp_addrs_reverse(&a);
 	hp_list_init(&tmp);
 	if (make_frames(&a, &s, kv, n, &tmp, err, errlen))
 		goto fail;
@@ -218,6 +257,8 @@ int hp_spec_build(const struct hp_addrs *addrs, const struct hp_kv *kv,
 			goto fail;
 		}
 	}
+	if (s.gso && hp_gso_pack(&tmp, err, errlen))
+		goto fail;
 	for (size_t i = 0; i < tmp.n; i++) {
 		struct hp_frame *f = tmp.v[i];
 
@@ -244,7 +285,9 @@ int hp_spec_build(const struct hp_addrs *addrs, const struct hp_kv *kv,
 				 (long long)s.truncate_frame, f->len);
 			goto fail;
 		}
-		if (hp_list_push(out, f)) {
+		if (s.icmp && push_icmp(out, f, err, errlen))
+			goto fail;
+		if (!s.icmp && hp_list_push(out, f)) {
 			snprintf(err, errlen, "out of memory");
 			goto fail;
 		}

@@ -18,6 +18,14 @@
  *   truncate=N      cut the Homa part to N bytes (IP length follows)
  *   truncate-frame=N  cut the frame to N bytes, no fix-ups
  *   poke=OFF:VAL    set byte OFF of the Homa header to VAL
+ *   reply=1         from the guest to the peer (MACs and addresses
+ *                   swapped; ports and id are the keys' as always)
+ *   gso=1           DATA: the segments (after order) in one frame, as a
+ *                   GSO sender hands them to the NIC: one 56-byte header,
+ *                   then seg.offset and payload of each further segment
+ *   icmp=port-unreachable  instead of each frame, the ICMP(v6) port
+ *                   unreachable its destination answers it with, quoting
+ *                   the whole packet
  * Field values apply to every segment after segmentation, so e.g.
  * offset=5000 or msglen=2000000 corrupt what segmentation computed.
  */

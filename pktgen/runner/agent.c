@@ -131,39 +131,7 @@ out:
 	return ret;
 }
 
-void metrics_parse(const char *text, struct metrics *m)
-{
-	const char *p = text;
-
-	m->n = 0;
-	while (*p && m->n < METRICS_MAX) {
-		char name[48];
-		long long v;
-		int used = 0;
-
-		if (sscanf(p, "%47s %lld%n", name, &v, &used) == 2) {
-			strcpy(m->name[m->n], name);
-			m->val[m->n++] = v;
-		}
-		p = strchr(p, '\n');
-		if (!p)
-			break;
-		p++;
-	}
-}
-
-int metrics_get(const struct metrics *m, const char *name, int64_t *v)
-{
-	for (size_t i = 0; i < m->n; i++) {
-		if (strcmp(m->name[i], name) == 0) {
-			*v = m->val[i];
-			return 0;
-		}
-	}
-	return -1;
-}
-
-int metrics_read(const char *sock, struct metrics *m, char *err,
+int metrics_read(const char *sock, struct homa_metrics *m, char *err,
 		 size_t errlen)
 {
 	char *out = NULL;
@@ -178,33 +146,7 @@ int metrics_read(const char *sock, struct metrics *m, char *err,
 		free(out);
 		return -1;
 	}
-	metrics_parse(out, m);
+	homa_metrics_parse(out, m);
 	free(out);
-	return 0;
-}
-
-int metrics_sum(const struct metrics *m, const char *expr, int64_t *v)
-{
-	const char *p = expr;
-
-	*v = 0;
-	while (*p) {
-		size_t len = strcspn(p, "+");
-		int prefix = len && p[len - 1] == '*', found = 0;
-		size_t cmp = prefix ? len - 1 : len;
-
-		for (size_t i = 0; i < m->n; i++) {
-			if (strncmp(m->name[i], p, cmp) ||
-			    (!prefix && m->name[i][cmp]))
-				continue;
-			*v += m->val[i];
-			found = 1;
-		}
-		if (!found)
-			return -1;
-		p += len;
-		if (*p == '+')
-			p++;
-	}
 	return 0;
 }

@@ -30,15 +30,15 @@ static int find_timer(struct run_ctx *c, char *why, size_t n)
 		"for d in /proc/[0-9]*; do read -r n < $d/comm && "
 		"[ \"$n\" = homa_timer ] && echo " PID_NAME " ${d#/proc/}; "
 		"done 2>/dev/null; true";
-	struct metrics *m = malloc(sizeof(*m));
+	struct homa_metrics *m = malloc(sizeof(*m));
 	char *out = NULL;
 	int status, r = -1;
 	int64_t pid;
 
 	if (!m || agent_run(c->agent, cmd, 30000, &out, &status, why, n))
 		goto out;
-	metrics_parse(out, m);
-	if (metrics_get(m, PID_NAME, &pid) || pid <= 0) {
+	homa_metrics_parse(out, m);
+	if (homa_metrics_get(m, PID_NAME, &pid) || pid <= 0) {
 		snprintf(why, n, "no homa_timer thread in the guest (is the "
 			 "module loaded?)");
 		goto out;
@@ -51,11 +51,11 @@ out:
 	return r;
 }
 
-static int read_once(struct run_ctx *c, struct metrics *m, uint64_t *runs,
+static int read_once(struct run_ctx *c, struct homa_metrics *m, uint64_t *runs,
 		     char *why, size_t n)
 {
 	char cmd[256], *out = NULL;
-	struct metrics *tmp = m ? m : malloc(sizeof(*tmp));
+	struct homa_metrics *tmp = m ? m : malloc(sizeof(*tmp));
 	int status, r = -1;
 	int64_t v;
 
@@ -73,9 +73,9 @@ static int read_once(struct run_ctx *c, struct metrics *m, uint64_t *runs,
 			 status, out);
 		goto out;
 	}
-	metrics_parse(out, tmp);
+	homa_metrics_parse(out, tmp);
 	if (runs) {
-		if (metrics_get(tmp, RUNS_NAME, &v) || v < 0) {
+		if (homa_metrics_get(tmp, RUNS_NAME, &v) || v < 0) {
 			snprintf(why, n, "no run count for homa_timer (pid %d)",
 				 c->timer_pid);
 			goto out;
@@ -90,7 +90,7 @@ out:
 	return r;
 }
 
-int guest_read(struct run_ctx *c, struct metrics *m, uint64_t *runs,
+int guest_read(struct run_ctx *c, struct homa_metrics *m, uint64_t *runs,
 	       char *why, size_t n)
 {
 	if (runs && !c->timer_pid && find_timer(c, why, n))
@@ -117,7 +117,7 @@ int guest_tick_vars(struct run_ctx *c, char *why, size_t n)
 	static const char cmd[] =
 		"cd /proc/sys/net/homa && for f in resend_ticks resend_interval "
 		"timeout_ticks request_ack_ticks; do echo $f $(cat $f); done";
-	struct metrics *m = malloc(sizeof(*m));
+	struct homa_metrics *m = malloc(sizeof(*m));
 	char *out = NULL;
 	int status, r = -1;
 
@@ -128,11 +128,11 @@ int guest_tick_vars(struct run_ctx *c, char *why, size_t n)
 			 status, out);
 		goto out;
 	}
-	metrics_parse(out, m);
+	homa_metrics_parse(out, m);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		int64_t v;
 
-		if (metrics_get(m, names[i][0], &v) || v <= 0) {
+		if (homa_metrics_get(m, names[i][0], &v) || v <= 0) {
 			snprintf(why, n, "no net.homa.%s in the guest", names[i][0]);
 			goto out;
 		}

@@ -29,7 +29,7 @@ struct run_ctx {
 	unsigned int run_index;		/* makes ids and ports unique */
 	int verbose;
 	struct hp_list backlog;		/* captured, not yet matched */
-	struct metrics base;		/* baseline for metric deltas */
+	struct homa_metrics base;	/* baseline for metric deltas */
 	int base_ok;
 	struct vars vars;
 	int family;

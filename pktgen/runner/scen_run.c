@@ -415,7 +415,7 @@ out:
  * (@why says what it is), -1 error (@why set).
  */
 static int metric_eval(const struct run_ctx *c, const char (*tok)[TOK_LEN],
-		       const struct metrics *now, char *why, size_t n)
+		       const struct homa_metrics *now, char *why, size_t n)
 {
 	int delta = strcmp(tok[0], "delta") == 0;
 	const char *name = tok[delta], *op = tok[delta + 1];
@@ -429,8 +429,8 @@ static int metric_eval(const struct run_ctx *c, const char (*tok)[TOK_LEN],
 		snprintf(why, n, "bad metric value '%s'", vs);
 		return -1;
 	}
-	if (metrics_sum(now, name, &have) ||
-	    (delta && metrics_sum(&c->base, name, &base))) {
+	if (homa_metrics_sum(now, name, &have) ||
+	    (delta && homa_metrics_sum(&c->base, name, &base))) {
 		snprintf(why, n, "metric '%s' not in /proc/net/homa_metrics", name);
 		return -1;
 	}
@@ -450,7 +450,7 @@ static int metric_eval(const struct run_ctx *c, const char (*tok)[TOK_LEN],
 static int step_metric(struct run_ctx *c, const struct args *a, char *why,
 		       size_t n)
 {
-	struct metrics *now = malloc(sizeof(*now));
+	struct homa_metrics *now = malloc(sizeof(*now));
 	int r = -1;
 
 	if (!now)
@@ -473,7 +473,7 @@ static int step_wait(struct run_ctx *c, const struct args *a, char *why,
 {
 	const char *within = NULL;
 	size_t from = 0, end = a->n;
-	struct metrics *now = malloc(sizeof(*now));
+	struct homa_metrics *now = malloc(sizeof(*now));
 	const char (*tok)[TOK_LEN];
 	char last[400] = "", win[96];
 	struct deadline d;

@@ -78,7 +78,7 @@ void deadline_describe(const struct deadline *d, char *out, size_t n);
  * NULL) and the run count of its homa_timer thread into @runs (if not
  * NULL). 0, or -1 with @why.
  */
-int guest_read(struct run_ctx *c, struct metrics *m, uint64_t *runs,
+int guest_read(struct run_ctx *c, struct homa_metrics *m, uint64_t *runs,
 	       char *why, size_t n);
 
 /*

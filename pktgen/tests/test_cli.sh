@@ -43,6 +43,11 @@ bad -c abc
 bad -l 0
 bad --pps 0
 bad --pps -5
+bad --id-step x
+bad --id-step -1
+bad --reply 2
+bad --gso 1 --type ACK
+bad --icmp echo
 bad --timeout 5parsecs
 bad --sport 65536
 bad --sport -1

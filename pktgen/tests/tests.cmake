@@ -1,5 +1,5 @@
 # Unit tests of libhomapkt and homa-pktgen (label quick), and the lab tests.
-foreach(t test_frame test_msg)
+foreach(t test_frame test_msg test_wrap)
   add_executable(${t} tests/${t}.c)
   target_link_libraries(${t} PRIVATE homapkt)
   target_include_directories(${t} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests)
