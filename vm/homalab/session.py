@@ -12,9 +12,11 @@ serving process (PR_SET_PDEATHSIG), and a namespace whose owner died is
 removed by the next lab, so a lab whose process was killed is "stale":
 status says so, and up or down clean it.
 """
+import base64
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -207,15 +209,75 @@ def cmd_ns(args):
                           env=env).returncode
 
 
+def _agent(env, guest):
+    path = env.get(f"HOMALAB_AGENT{guest}")
+    if not path:
+        raise LabError(f"the lab has no guest {guest}")
+    return path
+
+
+def guest_run(path, command, timeout):
+    """Run @command through the agent at @path: (status, output)."""
+    from .guest import read_reply
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(path)
+        s.sendall(b"HOMALAB-CMD " + base64.b64encode(command.encode()) + b"\n")
+        return read_reply(s, time.monotonic() + timeout, echo=False)
+    finally:
+        s.close()
+
+
+# Raw bytes per cp command: the command is one argument of sh -c in the
+# guest (at most 128 KiB), and base64 makes 4 of every 3 bytes.
+CP_CHUNK = 16 * 1024
+
+
+def cmd_cp(args):
+    """Copy a host file into a guest, through the agent, checked by size."""
+    try:
+        return _cp(args)
+    except (OSError, TimeoutError) as e:
+        raise LabError(f"cp: the guest's agent failed: {e}")
+
+
+def _cp(args):
+    env = lab_env()
+    guest, _, dst = args.dest.partition(":")
+    if not guest.isdigit():
+        raise LabError(f"cp: want G or G:PATH, not '{args.dest}'")
+    path = _agent(env, int(guest))
+    src = Path(args.file)
+    try:
+        data = src.read_bytes()
+        mode = src.stat().st_mode & 0o777
+    except OSError as e:
+        raise LabError(f"cp: cannot read {src}: {e.strerror}")
+    if not dst:
+        dst = f"/opt/homa/{src.name}"
+    elif dst.endswith("/"):
+        dst += src.name
+    q = "'" + dst.replace("'", "'\\''") + "'"
+    part = "'" + (dst + ".part").replace("'", "'\\''") + "'"
+    status, out = guest_run(path, f"mkdir -p \"$(dirname {q})\" && : > {part}", 60)
+    for off in range(0, len(data), CP_CHUNK):
+        if status:
+            break
+        chunk = base64.b64encode(data[off:off + CP_CHUNK]).decode()
+        status, out = guest_run(path, f"printf %s {chunk} | base64 -d >> {part}", 60)
+    if not status:
+        status, out = guest_run(path, f"chmod {mode:o} {part} && mv {part} {q} && wc -c < {q}", 60)
+    if status or out.strip() != str(len(data)):
+        raise LabError(f"cp: copying {src} to g{guest}:{dst} failed (status {status}): "
+                       f"{out.strip()[-200:]}")
+    print(f"{src} -> g{guest}:{dst} ({len(data)} bytes)")
+    return 0
+
+
 def cmd_shell(args):
     """A line-by-line shell in a guest: each line runs through the agent."""
-    from .guest import read_reply
-    import base64
-    import socket
     env = lab_env()
-    path = env.get(f"HOMALAB_AGENT{args.guest}")
-    if not path:
-        raise LabError(f"there is no guest {args.guest}")
+    path = _agent(env, args.guest)
     interactive = sys.stdin.isatty()
     status = 0
     while True:
@@ -230,16 +292,12 @@ def cmd_shell(args):
             break
         if not line.strip():
             continue
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        out = ""
         try:
-            s.connect(path)
-            s.sendall(b"HOMALAB-CMD " + base64.b64encode(line.encode()) + b"\n")
-            status, out = read_reply(s, time.monotonic() + args.timeout, echo=False)
+            status, out = guest_run(path, line, args.timeout)
         except (TimeoutError, OSError) as e:
             print(f"homalab shell: {line}: {e}", file=sys.stderr)
             status = 255
-        finally:
-            s.close()
         if out:
             print(out, flush=True)
         if status:
