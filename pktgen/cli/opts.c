@@ -12,7 +12,7 @@
 
 enum {
 	OPT_PPS = 0x100, OPT_TOPSPEED, OPT_LIST, OPT_SMAC, OPT_DMAC,
-	OPT_TIMEOUT, OPT_ID_STEP, OPT_KEY = 0x1000,
+	OPT_TIMEOUT, OPT_ID_STEP, OPT_BYPASS, OPT_KEY = 0x1000,
 };
 
 static const struct option fixed[] = {
@@ -24,6 +24,7 @@ static const struct option fixed[] = {
 	{ "id-step", required_argument, NULL, OPT_ID_STEP },
 	{ "pps", required_argument, NULL, OPT_PPS },
 	{ "topspeed", no_argument, NULL, OPT_TOPSPEED },
+	{ "qdisc-bypass", no_argument, NULL, OPT_BYPASS },
 	{ "filter", required_argument, NULL, 'f' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "capture-count", required_argument, NULL, 'C' },
@@ -53,6 +54,9 @@ void cli_usage(void)
 "                          make distinct RPCs\n"
 "      --pps RATE          at most RATE frames per second (default: top speed)\n"
 "      --topspeed          as fast as possible (default)\n"
+"      --qdisc-bypass      hand frames straight to the driver, offering again\n"
+"                          what a full device refuses (no drops, a lower\n"
+"                          rate); captures on IFACE do not see them\n"
 "  -f, --filter EXPR       capture answers matching the BPF EXPR (also: a\n"
 "                          trailing expression, as with tcpdump)\n"
 "      --timeout MS        capture for MS ms after sending (default 1000;\n"
@@ -171,6 +175,7 @@ static int one(struct cli_opts *o, int c, const char **names)
 	case 'h': o->help = 1; return 0;
 	case OPT_LIST: o->list_fields = 1; return 0;
 	case OPT_TOPSPEED: o->pps = 0; return 0;
+	case OPT_BYPASS: o->bypass = 1; return 0;
 	case '4': return add_kv(o, "family", "4");
 	case '6': return add_kv(o, "family", "6");
 	case OPT_SMAC: return add_kv(o, "eth.src", a);

@@ -16,7 +16,7 @@ struct cli_opts {
 	char filter[2048];
 	uint64_t count, loop, pps, timeout_ms, capture_count, id_step;
 	int count_set, timeout_set, capture_count_set, capture;
-	int verbose, quiet, list_fields, help;
+	int verbose, quiet, list_fields, help, bypass;
 	struct hp_addrs addrs;
 	struct hp_kv kv[CLI_MAX_KV];
 	size_t nkv;

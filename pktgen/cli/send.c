@@ -144,28 +144,32 @@ int cli_inject(const struct cli_opts *o, const struct hp_list *l)
 	struct hp_frame *tmp = o->id_step ? malloc(sizeof(*tmp)) : NULL;
 	int ret = 0;
 
-	if (hp_live_open(&lv, o->iface, o->filter, err, sizeof(err))) {
+	if (hp_live_open(&lv, o->iface, o->filter,
+			 (o->capture ? HP_LIVE_CAPTURE : 0) |
+			 (o->bypass ? HP_LIVE_BYPASS : 0), err, sizeof(err))) {
 		fprintf(stderr, "homa-pktgen: %s\n", err);
 		free(tmp);
 		return 1;
 	}
 	start = hp_now_ns();
-	for (uint64_t i = 0; i < total; i++) {
+	for (uint64_t i = 0; i < total && !ret; i++) {
 		const struct hp_frame *f = frame_at(o, l, i, tmp);
 
 		if (o->pps)
 			hp_sleep_until_ns(start + i * 1000000000ull / o->pps);
-		if (hp_live_send(&lv, f, err, sizeof(err))) {
-			fprintf(stderr, "homa-pktgen: frame %llu: %s\n",
-				(unsigned long long)i + 1, err);
-			hp_live_close(&lv);
-			free(tmp);
-			return 1;
-		}
-		if (o->verbose) {
+		/* Paced frames leave one by one; the others fill the ring. */
+		ret = hp_live_queue(&lv, f, i + 1, err, sizeof(err)) ||
+		      (o->pps && hp_live_flush(&lv, err, sizeof(err)));
+		if (!ret && o->verbose) {
 			hp_frame_describe(f, line, sizeof(line));
 			printf("> %s\n", line);
 		}
+	}
+	if (ret || hp_live_flush(&lv, err, sizeof(err))) {
+		fprintf(stderr, "homa-pktgen: %s\n", err);
+		hp_live_close(&lv);
+		free(tmp);
+		return 1;
 	}
 	end = hp_now_ns();
 	if (!o->quiet) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* hp_pcap.c - pcap files and live injection/capture through libpcap. */
+/* hp_pcap.c - pcap files and live capture through libpcap; injection rides hp_txring. */
 #include "hp_pcap.h"
 
 #include <errno.h>
@@ -93,8 +93,9 @@ int hp_pcap_read_all(const char *path, struct hp_list *out,
 	return ret;
 }
 
-int hp_live_open(struct hp_live *l, const char *iface, const char *filter,
-		 char *err, size_t errlen)
+/* Open @l->p: a capture of what comes in on @iface and matches @filter. */
+static int capture_open(struct hp_live *l, const char *iface,
+			const char *filter, char *err, size_t errlen)
 {
 	char ebuf[PCAP_ERRBUF_SIZE];
 	struct bpf_program prog;
@@ -111,57 +112,73 @@ int hp_live_open(struct hp_live *l, const char *iface, const char *filter,
 	if (pcap_activate(l->p) < 0) {
 		snprintf(err, errlen, "interface '%s': %s", iface,
 			 pcap_geterr(l->p));
-		goto fail;
+		return -1;
 	}
 	if (pcap_datalink(l->p) != DLT_EN10MB) {
 		snprintf(err, errlen, "interface '%s' is not Ethernet", iface);
-		goto fail;
+		return -1;
 	}
 	/* Only what the other side sends: our own injections stay out. */
 	if (pcap_setdirection(l->p, PCAP_D_IN)) {
 		snprintf(err, errlen, "interface '%s': %s", iface,
 			 pcap_geterr(l->p));
-		goto fail;
+		return -1;
 	}
 	if (filter && *filter) {
 		if (pcap_compile(l->p, &prog, filter, 1,
 				 PCAP_NETMASK_UNKNOWN)) {
 			snprintf(err, errlen, "bad filter '%s': %s", filter,
 				 pcap_geterr(l->p));
-			goto fail;
+			return -1;
 		}
 		if (pcap_setfilter(l->p, &prog)) {
 			snprintf(err, errlen, "filter: %s", pcap_geterr(l->p));
 			pcap_freecode(&prog);
-			goto fail;
+			return -1;
 		}
 		pcap_freecode(&prog);
 	}
 	if (pcap_setnonblock(l->p, 1, ebuf)) {
 		snprintf(err, errlen, "interface '%s': %s", iface, ebuf);
-		goto fail;
+		return -1;
 	}
 	l->fd = pcap_get_selectable_fd(l->p);
 	return 0;
-fail:
-	pcap_close(l->p);
-	l->p = NULL;
-	return -1;
+}
+
+int hp_live_open(struct hp_live *l, const char *iface, const char *filter,
+		 unsigned int flags, char *err, size_t errlen)
+{
+	memset(l, 0, sizeof(*l));
+	l->fd = -1;
+	l->tx.fd = -1;
+	if (((flags & HP_LIVE_CAPTURE) &&
+	     capture_open(l, iface, filter, err, errlen)) ||
+	    hp_txring_open(&l->tx, iface, !!(flags & HP_LIVE_BYPASS), err,
+			   errlen)) {
+		hp_live_close(l);
+		return -1;
+	}
+	return 0;
+}
+
+int hp_live_queue(struct hp_live *l, const struct hp_frame *f, uint64_t seq,
+		  char *err, size_t errlen)
+{
+	return hp_txring_queue(&l->tx, f->buf, f->len, seq, err, errlen);
+}
+
+int hp_live_flush(struct hp_live *l, char *err, size_t errlen)
+{
+	return hp_txring_flush(&l->tx, err, errlen);
 }
 
 int hp_live_send(struct hp_live *l, const struct hp_frame *f,
 		 char *err, size_t errlen)
 {
-	for (int tries = 0; tries < 1000; tries++) {
-		if (pcap_inject(l->p, f->buf, f->len) == (int)f->len)
-			return 0;
-		/* A full device queue: wait for room rather than drop. */
-		if (errno != ENOBUFS && errno != EAGAIN)
-			break;
-		poll(NULL, 0, 1);
-	}
-	snprintf(err, errlen, "inject: %s", pcap_geterr(l->p));
-	return -1;
+	if (hp_live_queue(l, f, 1, err, errlen))
+		return -1;
+	return hp_live_flush(l, err, errlen);
 }
 
 int hp_live_recv(struct hp_live *l, struct hp_frame *f, uint64_t deadline_ns)
@@ -169,6 +186,8 @@ int hp_live_recv(struct hp_live *l, struct hp_frame *f, uint64_t deadline_ns)
 	struct pcap_pkthdr *h;
 	const u_char *data;
 
+	if (!l->p)
+		return -1;
 	for (;;) {
 		int r = pcap_next_ex(l->p, &h, &data);
 		uint64_t now;
@@ -196,4 +215,5 @@ void hp_live_close(struct hp_live *l)
 	if (l->p)
 		pcap_close(l->p);
 	l->p = NULL;
+	hp_txring_close(&l->tx);
 }

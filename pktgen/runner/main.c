@@ -333,7 +333,8 @@ static int run(struct run_ctx *c, const struct opts *o, struct scenario *sc,
 			 "ether src %02x:%02x:%02x:%02x:%02x:%02x",
 			 c->addrs.dmac[0], c->addrs.dmac[1], c->addrs.dmac[2],
 			 c->addrs.dmac[3], c->addrs.dmac[4], c->addrs.dmac[5]);
-		if (hp_live_open(&c->live, o->iface, filter, err, sizeof(err))) {
+		if (hp_live_open(&c->live, o->iface, filter, HP_LIVE_CAPTURE,
+				 err, sizeof(err))) {
 			fprintf(stderr, "homa-scenario: %s\n", err);
 			return 1;
 		}

@@ -18,12 +18,13 @@ int run_send_list(struct run_ctx *c, const struct hp_list *l, char *why,
 			c->pcap_ts_us += 1000;
 			continue;
 		}
-		if (hp_live_send(&c->live, l->v[i], why, n))
+		if (hp_live_queue(&c->live, l->v[i], i + 1, why, n))
 			return -1;
 		if (c->verbose) {
 			hp_frame_describe(l->v[i], line, sizeof(line));
 			printf("# > %s\n", line);
 		}
 	}
-	return 0;
+	/* The step's frames leave together, in order, before any wait. */
+	return c->offline ? 0 : hp_live_flush(&c->live, why, n);
 }
