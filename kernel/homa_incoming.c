@@ -241,8 +241,9 @@ static bool homa_data_pkt(struct homa_sock *hsk, struct homa_rpc *rpc,
 		rpc = homa_rpc_new_server(hsk, saddr, sport, id, length);
 		/* At an RPC limit the packet is dropped without an answer:
 		 * answering each with BUSY turned a flood of spoofed DATA
-		 * into as many BUSYs and starved the host (lab_limits_flood:
-		 * 27% of the flood received instead of 75%, Slab +14 MB).
+		 * into as many BUSYs and starved the host
+		 * (server_rpc_limits_flood: 27% of the flood received
+		 * instead of 75%, Slab +14 MB).
 		 */
 		if (!rpc)
 			return false;

@@ -1,10 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Guest-side helpers of the fault tests (copied to /opt/homa by the lab).
-#   fault_guest.sh bg NAME CMD...   run CMD in the background, output to
-#                                   /tmp/NAME.log, status to /tmp/NAME.rc
-#   fault_guest.sh wait NAME        wait for it, print its output, exit
-#                                   with its status
+# Guest-side helpers of the fault tests (copied to /opt/homa by the lab;
+# lab/lib.sh's lab_bg and lab_wait run a command in the background).
 #   fault_guest.sh sink             start a sink on port 700 (background)
 #   fault_guest.sh sink-kill        kill it
 #   fault_guest.sh ready            wait until /tmp/vanish.ready exists
@@ -17,17 +14,6 @@
 #                                   gets its ICMP; default: the kernel's);
 #                                   prints how many errors they held back
 case "$1" in
-bg)
-	name=$2
-	shift 2
-	rm -f "/tmp/$name.rc" "/tmp/$name.log"
-	( "$@" > "/tmp/$name.log" 2>&1; echo $? > "/tmp/$name.rc" ) > /dev/null 2>&1 &
-	;;
-wait)
-	while [ ! -f "/tmp/$2.rc" ]; do sleep 1; done
-	cat "/tmp/$2.log"
-	exit "$(cat "/tmp/$2.rc")"
-	;;
 sink)
 	# The sink holds thousands of requests from one client (guest 0),
 	# and the echo server beside it queues as many: let one client have

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Host side of lab_offload_tso_distro, run as a `vm/lab run --offload --host`
-# step after traffic between the guests; prints TAP. With --offload the
+# Host side of echo_through_tso_offload_distro, run by
+# lab/echo_through_tso_offload.sh after traffic between the guests (the
+# lab runs with --offload); prints TAP. With --offload the
 # guests' virtio NICs have checksum offload and TSO, so multi-segment DATA
 # skbs reach the device whole and the host's tap takes them with their
 # virtio header (checksum to complete at TCP's offset). Before, Homa marked

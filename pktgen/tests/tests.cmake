@@ -48,14 +48,15 @@ add_custom_target(pktgen_pcaps
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/make-pcaps $<TARGET_FILE:homa-scenario>
   DEPENDS homa-scenario)
 
-# Lab tests: the scenarios (and the fuzz run) against guest 0 on the debug
-# kernel, with an echo server per family. Need the selftests' echo server,
-# which the top-level build defines before adding pktgen/.
+# The lab tests of the kernel's behaviour at the wire (the scenarios and
+# fuzz runs) are kernel/selftests/lab/wire_*.sh. This one tests the
+# crafter itself on a live tap, with an echo server on guest 0 (the
+# selftests' one, which the top-level build defines before adding pktgen/).
 if(TARGET homa_echo_server)
   set(HP_SERVERS
     "homa_echo_server --port 5000 --family 4 --daemon --pidfile /tmp/e4.pid && homa_echo_server --port 5001 --family 6 --daemon --pidfile /tmp/e6.pid")
   # The servers are stopped from the host step itself, so they stop even
-  # when a scenario fails (a failed step ends the run's steps).
+  # when a case fails (a failed step ends the run's steps).
   set(HP_STOP "\"$HOMALAB_LAB\" exec 0 'kill $(cat /tmp/e4.pid) $(cat /tmp/e6.pid)'")
   # hp_lab_test(NAME KERNEL LAB_TIMEOUT CTEST_TIMEOUT LABELS CMD): one boot
   # of guest 0 with the echo servers, then CMD on the host.
@@ -67,18 +68,6 @@ if(TARGET homa_echo_server)
     set_tests_properties(${name} PROPERTIES
       LABELS "${labels}" TIMEOUT ${ctest_timeout} RUN_SERIAL TRUE)
   endfunction()
-  set(HP_SCENARIO "$<TARGET_FILE:homa-scenario> ${HP_KERNEL_SCN}")
-  hp_lab_test(lab_pktgen_scenarios_debug debug 900 1300 "lab;debug"
-    "${HP_SCENARIO}/scenarios")
-  hp_lab_test(lab_pktgen_scenarios_distro distro 900 1300 lab
-    "${HP_SCENARIO}/scenarios")
-  hp_lab_test(lab_pktgen_fuzz_debug debug 1800 2200 "lab;debug;fuzz"
-    "${HP_SCENARIO}/fuzz")
-  # fuzz-soak/: 100,000 packets at 500 a second (200 s of fuzzing).
-  if(HOMA_SOAK)
-    hp_lab_test(lab_pktgen_fuzz_soak_debug debug 1800 2200 "lab;debug;fuzz;soak"
-      "${HP_SCENARIO}/fuzz-soak")
-  endif()
   # -i delivers every frame and --pps paces, counted by the tap's own
   # statistics; homa-pktgen's transmit ring injects at least as fast as
   # tcpreplay --topspeed on the same tap (best of 5 rounds each; the ratio

@@ -20,6 +20,22 @@ SPLATS = [
 
 CASE = re.compile(r"^\s*(not ok|ok)\s+(\d+)\b\s*-?\s*(.*)$")
 PLAN = re.compile(r"^\s*1\.\.(\d+)\s*$")
+# A lab test script (kernel/selftests/lab/lib.sh) runs several programs in
+# one --host step; this line starts each one's output, named.
+PART = re.compile(r"^# HOMALAB-STEP (.*)$")
+
+
+def split_parts(where, text):
+    """Split a step's output at HOMALAB-STEP lines: [(where, text)], the
+    script's own output first, then each program's, named after it."""
+    parts = [(where, [])]
+    for line in text.splitlines():
+        m = PART.match(line)
+        if m:
+            parts.append((f"{where}: {m.group(1)}", []))
+        else:
+            parts[-1][1].append(line)
+    return [(w, "\n".join(lines)) for w, lines in parts]
 
 
 def find_splats(text):
@@ -48,6 +64,12 @@ class Cases:
         self.problems = []
 
     def add_output(self, where, text):
+        """Count the top-level cases in one step's output: each program's
+        (split_parts) on its own, with its own plan."""
+        for w, t in split_parts(where, text):
+            self._add_program(w, t)
+
+    def _add_program(self, where, text):
         """Count the top-level cases in one program's output; check its plan."""
         plan = None
         seen = 0
