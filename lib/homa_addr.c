@@ -41,6 +41,25 @@ const char *homa_lab_addr(const char *host, int family)
 	return value;
 }
 
+const char *homa_lab_nth_addr(const char *host, int family, int k, char *buf,
+			      size_t len)
+{
+	const char *base = homa_lab_addr(host, family);
+	unsigned char a[16];
+	int af = family == AF_INET6 ? AF_INET6 : AF_INET;
+	int last = af == AF_INET6 ? 15 : 3;
+
+	if (!base)
+		return NULL;
+	if (k < 1 || k > 254 || inet_pton(af, base, a) != 1 || a[last]) {
+		fprintf(stderr, "no address %d in the lab's %s block (base '%s')\n",
+			k, host, base);
+		return NULL;
+	}
+	a[last] = (unsigned char)k;
+	return inet_ntop(af, a, buf, (socklen_t)len) ? buf : NULL;
+}
+
 void homa_addr_loopback(union homa_addr *a, int family, uint16_t port)
 {
 	homa_addr_parse(a, family == AF_INET6 ? "::1" : "127.0.0.1", port);

@@ -34,12 +34,23 @@ bool homa_addr_equal(const union homa_addr *a, const union homa_addr *b);
 const char *homa_addr_str(const union homa_addr *a, char *buf, size_t len);
 
 /*
- * The lab's address of @host ("G0", "G1", "PEER", "UNUSED", "BCAST") for
- * @family: the value of HOMALAB_<host>_IP4 or _IP6, which vm/lab exports
- * to every guest command (vm/README.md). Returns NULL, after saying on
- * stderr which variable is missing, outside a lab run.
+ * The lab's address of @host ("G0", "G1", "PEER", "UNUSED", "BCAST",
+ * "SPOOF", "LOCAL") for @family: the value of HOMALAB_<host>_IP4 or _IP6,
+ * which vm/lab exports to every guest command (vm/README.md). Returns
+ * NULL, after saying on stderr which variable is missing, outside a lab
+ * run.
  */
 const char *homa_lab_addr(const char *host, int family);
+
+/*
+ * The @k-th address (1-based) of the lab's block @host ("SPOOF": sources
+ * the guests route to the crafter; "LOCAL": for extra addresses on a
+ * guest's lo), as text in @buf: the block's base address plus @k. Returns
+ * @buf, or NULL (said on stderr) outside a lab run or for @k out of
+ * 1..254.
+ */
+const char *homa_lab_nth_addr(const char *host, int family, int k, char *buf,
+			      size_t len);
 
 /* Parses "4" or "6" (or "inet"/"inet6"); returns AF_INET, AF_INET6 or -1. */
 int homa_family_parse(const char *s);

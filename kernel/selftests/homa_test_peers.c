@@ -3,8 +3,9 @@
  * homa_test_peers - peers exist only with state and are freed when idle
  * (issue 10, item 9).
  *
- * Runs inside one guest. The guest gets COUNT extra addresses on lo
- * (198.18.2.k/32 or 2001:db8:2::k/128), an echo server thread on PORT and
+ * Runs inside one guest. The guest gets COUNT extra addresses on lo (the
+ * lab's LOCAL block: $HOMALAB_LOCAL_IP4 or _IP6 plus k, /32 or /128), an
+ * echo server thread on PORT and
  * a client socket; each echo to one of those addresses makes the module
  * keep state (one client and one server RPC) for a new host, so it must
  * create exactly one peer for it (the source of the request is the
@@ -106,13 +107,11 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-/* The k-th test address (1-based) of @family as text. */
+/* The k-th test address (1-based) of @family as text: the lab's LOCAL block. */
 static void test_ip(char *buf, size_t len, int family, int k)
 {
-	if (family == AF_INET)
-		snprintf(buf, len, "198.18.2.%d", k);
-	else
-		snprintf(buf, len, "2001:db8:2::%x", k);
+	if (!homa_lab_nth_addr("LOCAL", family, k, buf, len))
+		exit(2);
 }
 
 static int run(const char *cmd)

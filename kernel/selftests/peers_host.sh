@@ -5,15 +5,16 @@
 #
 #   peers_host.sh PKTGEN FAMILY PORT COUNT
 #
-# From COUNT distinct spoofed source addresses (198.18.1.k or
-# 2001:db8:1::k, k = 1..COUNT) inject into guest 0, for the socket on PORT,
+# From COUNT distinct spoofed source addresses (the lab's SPOOF block:
+# $HOMALAB_SPOOF_IP4 or _IP6 plus k, k = 1..COUNT) inject into guest 0, for
+# the socket on PORT,
 # the packets that need no state because their RPC does not exist:
 # RESEND, RPC_UNKNOWN, BUSY and ACK (client to server, even ids, the ACK
 # with one ack for another unknown RPC) and NEED_ACK (server to client, odd
 # id). The guest must accept them (pkts_rcvd_<TYPE> grows by COUNT each),
 # answer each RESEND with UNKNOWN and each NEED_ACK with an ACK
-# (pkts_sent_*; the guest routes the spoofed prefixes to the crafter, see
-# CMakeLists.txt), and create no peer for any of them (peers_live does not
+# (pkts_sent_*; the guest routes the block to the crafter, see
+# lab/peers_only_with_state.sh), and create no peer for any of them (peers_live does not
 # change).
 set -u
 PKTGEN=$1
@@ -41,11 +42,12 @@ delta() {
 		echo $((b - a))
 	fi
 }
+# src K: the K-th address of the lab's SPOOF block (its base plus K).
 src() {
 	if [ "$FAMILY" = 4 ]; then
-		echo "198.18.1.$1"
+		echo "${HOMALAB_SPOOF_IP4%.*}.$1"
 	else
-		printf '2001:db8:1::%x\n' "$1"
+		printf '%s%x\n' "$HOMALAB_SPOOF_IP6" "$1"
 	fi
 }
 

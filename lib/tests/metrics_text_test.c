@@ -10,21 +10,13 @@
 #include <string.h>
 
 #include "homa_metrics_text.h"
-
-static int failed, cases;
-
-static void check(int ok, const char *what)
-{
-	cases++;
-	if (!ok)
-		failed = 1;
-	printf("%sok %d - %s\n", ok ? "" : "not ", cases, what);
-}
+#include "tap.h"
 
 static struct homa_metrics m, mf;
 
 int main(void)
 {
+	struct tap t = { 0 };
 	char text[1024], longline[400];
 	int64_t v;
 	FILE *f;
@@ -40,31 +32,30 @@ int main(void)
 		 "  timeouts\t7\n"
 		 "last 1", longline);
 	homa_metrics_parse(text, &m);
-	check(m.n == 5, "five metrics kept");
-	check(!homa_metrics_get(&m, "pkts_sent_ACK", &v) && v == 3,
+	tap_check(&t, m.n == 5, "five metrics kept");
+	tap_check(&t, !homa_metrics_get(&m, "pkts_sent_ACK", &v) && v == 3,
 	      "a value by name");
-	check(!homa_metrics_get(&m, "timeouts", &v) && v == 7 &&
+	tap_check(&t, !homa_metrics_get(&m, "timeouts", &v) && v == 7 &&
 	      !homa_metrics_get(&m, "last", &v) && v == 1,
 	      "leading blanks, tabs and a last line without newline");
-	check(!homa_metrics_get(&m, "pkts_rcvd_DATA", &v) && v == -4,
+	tap_check(&t, !homa_metrics_get(&m, "pkts_rcvd_DATA", &v) && v == -4,
 	      "negative values, trailing words ignored");
-	check(homa_metrics_get(&m, "garbage", &v) == -1 &&
+	tap_check(&t, homa_metrics_get(&m, "garbage", &v) == -1 &&
 	      homa_metrics_get(&m, "pkts_sent", &v) == -1,
 	      "no value, no metric; names match whole");
-	check(!homa_metrics_sum(&m, "pkts_sent_*", &v) && v == 13 &&
+	tap_check(&t, !homa_metrics_sum(&m, "pkts_sent_*", &v) && v == 13 &&
 	      !homa_metrics_sum(&m, "pkts_*+timeouts", &v) && v == 16,
 	      "prefix and plus sums");
-	check(homa_metrics_sum(&m, "pkts_sent_DATA+nothing", &v) == -1,
+	tap_check(&t, homa_metrics_sum(&m, "pkts_sent_DATA+nothing", &v) == -1,
 	      "a sum with a missing term fails");
 
 	f = fmemopen(text, strlen(text), "r");
-	check(f && homa_metrics_parse_file(f, &mf) == 0 &&
+	tap_check(&t, f && homa_metrics_parse_file(f, &mf) == 0 &&
 	      mf.n == m.n && !memcmp(mf.name, m.name, sizeof(m.name)) &&
 	      !memcmp(mf.val, m.val, sizeof(m.val)),
 	      "a FILE parses as the same text");
 	if (f)
 		fclose(f);
 
-	printf("1..%d\n", cases);
-	return failed;
+	return tap_done(&t);
 }

@@ -8,23 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tap.h"
 #include "payload.h"
 
 #define LEN 200000		/* over three 64 KiB bpages */
 #define BPAGE 65536
 
-static int failed, cases;
-
-static void check(int ok, const char *what)
-{
-	cases++;
-	if (!ok)
-		failed = 1;
-	printf("%sok %d - %s\n", ok ? "" : "not ", cases, what);
-}
-
 int main(void)
 {
+	struct tap t = { 0 };
 	uint8_t *a = malloc(LEN), *b = malloc(LEN);
 	struct iovec iov[4];
 	size_t off, len, i;
@@ -38,7 +30,7 @@ int main(void)
 	ok = 1;
 	for (i = 0; i < LEN; i += 7)
 		ok &= a[i] == payload_byte(42, i);
-	check(ok, "payload_byte agrees with payload_fill");
+	tap_check(&t, ok, "payload_byte agrees with payload_fill");
 
 	ok = 1;
 	for (off = 0; off < 20; off++)
@@ -48,12 +40,12 @@ int main(void)
 			ok &= !memcmp(b, a + off, len) &&
 			      payload_check(b, len, 42, off) == -1;
 		}
-	check(ok, "fill and check at any offset and length");
+	tap_check(&t, ok, "fill and check at any offset and length");
 
 	for (off = 0; off < LEN; off += 12345)
 		payload_fill(b + off, (LEN - off < 12345 ? LEN - off : 12345),
 			     42, off);
-	check(!memcmp(a, b, LEN), "a message filled in pieces is the same");
+	tap_check(&t, !memcmp(a, b, LEN), "a message filled in pieces is the same");
 
 	ok = 1;
 	for (i = 0; i < 64 && ok; i++) {
@@ -65,15 +57,15 @@ int main(void)
 			     (at < 3 ? -1 : (long)at);
 		b[at] ^= 0x10;
 	}
-	check(ok, "a flipped byte is reported at its offset");
+	tap_check(&t, ok, "a flipped byte is reported at its offset");
 
-	check(payload_check(a + 1, LEN - 1, 42, 0) >= 0 &&
+	tap_check(&t, payload_check(a + 1, LEN - 1, 42, 0) >= 0 &&
 	      payload_check(a, LEN - 8, 42, 8) >= 0,
 	      "a shifted message does not match");
-	check(payload_check(a, LEN, 43, 0) >= 0 &&
+	tap_check(&t, payload_check(a, LEN, 43, 0) >= 0 &&
 	      payload_check(a, 1, 43, 0) == 0,
 	      "another message's bytes do not match");
-	check(payload_check(a, LEN - 5, 42, 0) == -1,
+	tap_check(&t, payload_check(a, LEN - 5, 42, 0) == -1,
 	      "a prefix matches (lengths are checked by the caller)");
 
 	iov[0] = (struct iovec){ a, BPAGE };
@@ -81,15 +73,14 @@ int main(void)
 	iov[2] = (struct iovec){ a + BPAGE, BPAGE };
 	iov[3] = (struct iovec){ a + 3 * BPAGE, LEN - 3 * BPAGE };
 	bad = payload_check_iov(iov, 4, 42);
-	check(bad >= BPAGE && bad < BPAGE + 8,
+	tap_check(&t, bad >= BPAGE && bad < BPAGE + 8,
 	      "bpages in the wrong order are found in the first wrong word");
 	iov[1] = (struct iovec){ a + BPAGE, 1001 };
 	iov[2] = (struct iovec){ a + BPAGE + 1001, 2 * BPAGE - 1001 };
-	check(payload_check_iov(iov, 4, 42) == -1,
+	tap_check(&t, payload_check_iov(iov, 4, 42) == -1,
 	      "pieces of uneven lengths check as one message");
 
-	printf("1..%d\n", cases);
 	free(a);
 	free(b);
-	return failed;
+	return tap_done(&t);
 }

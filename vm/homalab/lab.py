@@ -22,6 +22,11 @@ LAB_PROGRAM = REPO / "vm" / "lab"
 # subnet's IPv4 broadcast address.
 UNUSED = {"ip4": "198.18.0.99", "ip6": "2001:db8::99"}
 BCAST4 = "198.18.0.255"
+# Blocks of addresses, named by their base (k-th address: base + k, k in
+# 1..254): sources the crafter spoofs (a guest routes the block to it),
+# and addresses a test puts on a guest's lo.
+SPOOF = {"ip4": "198.18.1.0", "ip6": "2001:db8:1::"}
+LOCAL = {"ip4": "198.18.2.0", "ip6": "2001:db8:2::"}
 
 
 def guest_addr(index):
@@ -36,7 +41,9 @@ def identity(guests):
     """
     env = {"HOMALAB_PEER_IP4": PEER["ip4"], "HOMALAB_PEER_IP6": PEER["ip6"],
            "HOMALAB_PEER_MAC": PEER["mac"], "HOMALAB_UNUSED_IP4": UNUSED["ip4"],
-           "HOMALAB_UNUSED_IP6": UNUSED["ip6"], "HOMALAB_BCAST_IP4": BCAST4}
+           "HOMALAB_UNUSED_IP6": UNUSED["ip6"], "HOMALAB_BCAST_IP4": BCAST4,
+           "HOMALAB_SPOOF_IP4": SPOOF["ip4"], "HOMALAB_SPOOF_IP6": SPOOF["ip6"],
+           "HOMALAB_LOCAL_IP4": LOCAL["ip4"], "HOMALAB_LOCAL_IP6": LOCAL["ip6"]}
     for index in range(guests):
         a = guest_addr(index)
         env[f"HOMALAB_G{index}_IP4"] = a["ip4"]
