@@ -17,43 +17,45 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-int homa_send_request(int fd, const union homa_addr *dst,
-		      const struct iovec *iov, int iovcnt, uint64_t cookie,
-		      uint64_t *id)
+/*
+ * One sendmsg() of a Homa message: @args says which (id 0: a new request,
+ * whose id the kernel writes back into @args; else the response to that
+ * id). 0 or -errno.
+ */
+static int send_message(int fd, const union homa_addr *dst,
+			const struct iovec *iov, int iovcnt,
+			struct homa_sendmsg_args *args)
 {
-	struct homa_sendmsg_args args = { .id = 0, .completion_cookie = cookie };
 	struct msghdr msg = {
 		.msg_name = (void *)dst,
 		.msg_namelen = homa_addr_len(dst),
 		.msg_iov = (struct iovec *)iov,
 		.msg_iovlen = iovcnt,
-		.msg_control = &args,
+		.msg_control = args,
 		.msg_controllen = 0,
 	};
 
-	if (sendmsg(fd, &msg, 0) < 0)
-		return -errno;
-	if (id)
+	return sendmsg(fd, &msg, 0) < 0 ? -errno : 0;
+}
+
+int homa_send_request(int fd, const union homa_addr *dst,
+		      const struct iovec *iov, int iovcnt, uint64_t cookie,
+		      uint64_t *id)
+{
+	struct homa_sendmsg_args args = { .id = 0, .completion_cookie = cookie };
+	int err = send_message(fd, dst, iov, iovcnt, &args);
+
+	if (!err && id)
 		*id = args.id;
-	return 0;
+	return err;
 }
 
 int homa_send_response(int fd, const union homa_addr *dst, uint64_t id,
 		       const struct iovec *iov, int iovcnt)
 {
 	struct homa_sendmsg_args args = { .id = id, .completion_cookie = 0 };
-	struct msghdr msg = {
-		.msg_name = (void *)dst,
-		.msg_namelen = homa_addr_len(dst),
-		.msg_iov = (struct iovec *)iov,
-		.msg_iovlen = iovcnt,
-		.msg_control = &args,
-		.msg_controllen = 0,
-	};
 
-	if (sendmsg(fd, &msg, 0) < 0)
-		return -errno;
-	return 0;
+	return send_message(fd, dst, iov, iovcnt, &args);
 }
 
 int homa_send_request_buf(int fd, const union homa_addr *dst,

@@ -123,18 +123,12 @@ class Guest:
 
     def execute(self, command, deadline, echo=True):
         """Run @command in the guest via the agent; return (status, output)."""
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            sock.settimeout(max(0.1, deadline - time.monotonic()))
-            sock.connect(str(self.agent_path))
-            sock.sendall(b"HOMALAB-CMD " + base64.b64encode(command.encode()) + b"\n")
-            return read_reply(sock, deadline, self, echo)
+            return agent_call(self.agent_path, command, deadline, self, echo)
         except (socket.timeout, TimeoutError):
             raise LabError(f"{self.tag}: command did not finish before the timeout: {command}")
         except OSError as e:
             raise LabError(f"{self.tag}: agent channel failed ({e}) running: {command}")
-        finally:
-            sock.close()
 
     def stop(self, grace=5.0):
         """End QEMU: it normally exits on its own after reboot -f."""
@@ -157,6 +151,21 @@ class Guest:
 
 class EarlyBootCrash(LabError):
     """The guest kernel died before our init ran, so nothing of ours was loaded."""
+
+
+def agent_call(path, command, deadline, guest=None, echo=True):
+    """Run @command (sh -c) in a guest through its agent's socket @path, by
+    @deadline (time.monotonic()): (status, output). The one round trip
+    with an agent (vm/guest/agent): one line "HOMALAB-CMD <base64>" out,
+    the output and an exit mark back. @guest, when known, is watched."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(max(0.1, deadline - time.monotonic()))
+        sock.connect(str(path))
+        sock.sendall(b"HOMALAB-CMD " + base64.b64encode(command.encode()) + b"\n")
+        return read_reply(sock, deadline, guest, echo)
+    finally:
+        sock.close()
 
 
 def read_reply(sock, deadline, guest=None, echo=True):

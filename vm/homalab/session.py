@@ -16,7 +16,6 @@ import base64
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -218,14 +217,8 @@ def _agent(env, guest):
 
 def guest_run(path, command, timeout):
     """Run @command through the agent at @path: (status, output)."""
-    from .guest import read_reply
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        s.connect(path)
-        s.sendall(b"HOMALAB-CMD " + base64.b64encode(command.encode()) + b"\n")
-        return read_reply(s, time.monotonic() + timeout, echo=False)
-    finally:
-        s.close()
+    from .guest import agent_call
+    return agent_call(path, command, time.monotonic() + timeout, echo=False)
 
 
 # Raw bytes per cp command: the command is one argument of sh -c in the
