@@ -4,6 +4,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -248,7 +249,6 @@ class Run:
                                 stderr=subprocess.STDOUT, start_new_session=True)
         out = []
         try:
-            import threading
             def pump():
                 for raw in proc.stdout:
                     line = raw.decode(errors="replace").rstrip("\n")
@@ -269,35 +269,56 @@ class Run:
         return status, "\n".join(out)
 
     def _finish(self):
-        for g in self.guests:
-            if not g.alive():
-                raise LabError(f"{g.tag}: QEMU ended during the run (guest panic or reboot)")
-            g.execute(_TEARDOWN, self.deadline, echo=False)
-            if self.failures or self.cases.failed:
-                self._save_metrics(g)
-            if not self.args.keep_module:
-                progress(f"{g.tag}: unloading homa")
-                status, out = g.execute(_UNLOAD, self.deadline)
-                if status != 0:
-                    self.failures.append(f"{g.tag}: the module did not unload: {out.strip()}")
-            if g.kernel.debug:
-                progress(f"{g.tag}: kmemleak: two scans, 6 s apart")
-                status, out = g.execute(_KMEMLEAK, self.deadline, echo=False)
-                self.extra_text.append(out)
-                if status != 0 or "HOMALAB-KMEMLEAK scans done" not in out:
-                    self.failures.append(f"{g.tag}: kmemleak did not scan (status {status}): "
-                                         + " ".join(l for l in out.splitlines()
-                                                    if "HOMALAB-KMEMLEAK" in l))
-                leaks = out.count("unreferenced object")
-                progress(f"{g.tag}: kmemleak reports {leaks} unreferenced object(s)")
-            _, dmesg = g.execute("dmesg", self.deadline, echo=False)
-            (g.run_dir / f"{g.tag}.dmesg").write_text(dmesg)
-            self.extra_text.append(dmesg)
+        # Each guest's teardown (and on the debug kernel its two kmemleak
+        # scans, 6 s apart) is its own: the guests do it at the same time.
+        errors = []
+
+        def finish(g):
+            try:
+                self._finish_guest(g)
+            except BaseException as e:  # re-raised below, in this thread
+                errors.append(e)
+
+        threads = [threading.Thread(target=finish, args=(g,)) for g in self.guests]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            raise errors[0]
         for g in self.guests:
             try:
                 g.execute("sync; reboot -f", min(self.deadline, time.monotonic() + 2), echo=False)
             except LabError:
                 pass    # the guest goes away mid-command: that is the point
+
+    def _finish_guest(self, g):
+        """Tear guest @g down: end its processes, unload Homa, scan for
+        leaks (debug kernel), keep its kernel log; what fails is noted in
+        self.failures."""
+        if not g.alive():
+            raise LabError(f"{g.tag}: QEMU ended during the run (guest panic or reboot)")
+        g.execute(_TEARDOWN, self.deadline, echo=False)
+        if self.failures or self.cases.failed:
+            self._save_metrics(g)
+        if not self.args.keep_module:
+            progress(f"{g.tag}: unloading homa")
+            status, out = g.execute(_UNLOAD, self.deadline)
+            if status != 0:
+                self.failures.append(f"{g.tag}: the module did not unload: {out.strip()}")
+        if g.kernel.debug:
+            progress(f"{g.tag}: kmemleak: two scans, 6 s apart")
+            status, out = g.execute(_KMEMLEAK, self.deadline, echo=False)
+            self.extra_text.append(out)
+            if status != 0 or "HOMALAB-KMEMLEAK scans done" not in out:
+                self.failures.append(f"{g.tag}: kmemleak did not scan (status {status}): "
+                                     + " ".join(l for l in out.splitlines()
+                                                if "HOMALAB-KMEMLEAK" in l))
+            leaks = out.count("unreferenced object")
+            progress(f"{g.tag}: kmemleak reports {leaks} unreferenced object(s)")
+        _, dmesg = g.execute("dmesg", self.deadline, echo=False)
+        (g.run_dir / f"{g.tag}.dmesg").write_text(dmesg)
+        self.extra_text.append(dmesg)
 
     def _save_metrics(self, g):
         """After a failure: what Homa counted in @g, kept in its run folder
