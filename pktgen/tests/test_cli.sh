@@ -9,11 +9,8 @@ set -u
 PKTGEN=$1
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0
-fail=0
+. "$(dirname "$0")/../../lib/tests/tap.sh"
 
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); fail=1; echo "not ok $n - $*"; }
 
 # status WANT ARGS...: exit status exactly WANT, one stderr line starting
 # with "homa-pktgen: ".
@@ -116,5 +113,4 @@ if "$PKTGEN" --list-fields | grep -q '^num_acks'; then
 else
 	notok "--list-fields"
 fi
-echo "1..$n"
-exit $fail
+tap_done

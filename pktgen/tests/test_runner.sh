@@ -8,10 +8,7 @@ DIR=$2
 PKTGEN=$(dirname "$RUN")/homa-pktgen
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); fail=1; echo "not ok $n - $*"; }
+. "$(dirname "$0")/../../lib/tests/tap.sh"
 
 # badfile 'CONTENT' WHAT: the runner refuses it with one FILE:LINE line.
 badfile() {
@@ -114,5 +111,4 @@ if [ "$rc" = 0 ] && [ "$(grep '^ok' "$T/out" | tr '\n' '|')" = "ok 1 first (IPv4
 else
 	notok "subfolders: status $rc: $(cat "$T/out" "$T/err"; ls "$T/tree/pcaps")"
 fi
-echo "1..$n"
-exit $fail
+tap_done

@@ -13,15 +13,7 @@ PROG=$REPO/vm/apt-progress
 DATA=$here/data/apt-status.txt
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); fail=1; echo "not ok $n - $*"; }
-check() { # check WHAT COMMAND...: ok if COMMAND succeeds
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else notok "$what"; fi
-}
+. "$REPO/lib/tests/tap.sh"
 # timed FILE: apt-progress on FILE with its timestamps; lines in $T/out.
 timed() { HOMALAB_APT_PROGRESS_TIMES=1 "$PROG" <"$1" >"$T/stdout" 2>"$T/out"; }
 # clock SECONDS: m:ss, rounded as apt-progress rounds.
@@ -156,5 +148,4 @@ else
 	ok "shellcheck vm/setup-host # SKIP shellcheck is not installed"
 fi
 
-echo "1..$n"
-exit $fail
+tap_done
