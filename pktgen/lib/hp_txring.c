@@ -23,6 +23,8 @@
 #define BLOCK_SIZE	65536u
 /* How long a slot the kernel holds may take to come back. */
 #define SLOT_WAIT_MS	2000
+/* How long a device may stay full (ENOBUFS) before injection gives up. */
+#define FULL_WAIT_MS	10000
 
 _Static_assert(SLOT_DATA + HP_FRAME_MAX <= SLOT_SIZE, "a slot holds a frame");
 _Static_assert(BLOCK_SIZE % SLOT_SIZE == 0 && RING_BYTES % BLOCK_SIZE == 0,
@@ -158,6 +160,8 @@ static int refused(struct hp_txring *t, int e, char *err, size_t errlen)
 
 int hp_txring_flush(struct hp_txring *t, char *err, size_t errlen)
 {
+	int full_ms = 0;
+
 	if (t->fd < 0) {
 		snprintf(err, errlen, "inject: the ring is closed");
 		return -1;
@@ -175,8 +179,10 @@ int hp_txring_flush(struct hp_txring *t, char *err, size_t errlen)
 		 * frame it could not place at the ring's head, and the next
 		 * send() offers it again.
 		 */
-		if (errno == ENOBUFS || errno == EAGAIN) {
+		if ((errno == ENOBUFS || errno == EAGAIN) &&
+		    full_ms < FULL_WAIT_MS) {
 			poll(NULL, 0, 1);
+			full_ms++;
 			continue;
 		}
 		return refused(t, errno, err, errlen);
