@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* hp_pcap.c - pcap files and live capture through libpcap; injection rides hp_txring. */
+/* hp_pcap.c - pcap files, live capture (libpcap), injection (hp_txring). */
 #include "hp_pcap.h"
 
 #include <errno.h>

@@ -15,7 +15,7 @@
 
 #include "hp_frame.h"
 
-/* Where a slot's frame starts: right after its header (no PACKET_TX_HAS_OFF). */
+/* Where a slot's frame starts: after its header (no PACKET_TX_HAS_OFF). */
 #define SLOT_DATA	TPACKET_ALIGN(sizeof(struct tpacket2_hdr))
 /* One slot holds the largest frame we build; the ring is 2 MiB of them. */
 #define SLOT_SIZE	16384u
