@@ -29,7 +29,8 @@ def guest_mac(index):
 class Guest:
     """A guest booted from @kernel and @initrd on tap @tap of @net."""
 
-    def __init__(self, index, kernel, initrd, net, run_dir, pcap=None, smp=2, offload=False):
+    def __init__(self, index, kernel, initrd, net, run_dir, pcap=None, smp=2, offload=False,
+                 tcg_thread="multi"):
         self.index = index
         self.kernel = kernel
         self.initrd = initrd
@@ -38,6 +39,7 @@ class Guest:
         self.pcap = pcap
         self.smp = smp
         self.offload = offload
+        self.tcg_thread = tcg_thread
         self.agent_path = self.run_dir / f"agent{index}.sock"
         self.log_path = self.run_dir / f"g{index}.console.log"
         self.lines = []
@@ -57,7 +59,8 @@ class Guest:
         append = ("console=ttyS0 panic=-1 oops=panic panic_on_warn=1 quiet loglevel=5 "
                   "net.ifnames=0 " + k.extra_cmdline).strip()
         cmd = self.net.exec_prefix() + [
-            "qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max,la57=off",
+            "qemu-system-x86_64", "-accel", f"tcg,thread={self.tcg_thread}",
+            "-cpu", "max,la57=off",
             "-smp", str(self.smp), "-m", str(k.memory_mb), "-nodefaults", "-no-reboot",
             "-display", "none", "-kernel", str(k.vmlinuz), "-initrd", str(self.initrd),
             "-append", append,

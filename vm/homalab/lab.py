@@ -197,7 +197,8 @@ class Run:
             initrd = run_dir / f"g{i}.initramfs.cpio"
             initramfs.build(initrd, kernel, kos, self._env_text(i, kernel), files)
             pcap = pcap_dir / f"g{i}.pcap" if pcap_dir else None
-            g = Guest(i, kernel, initrd, net, run_dir, pcap=pcap, offload=self.args.offload)
+            g = Guest(i, kernel, initrd, net, run_dir, pcap=pcap, offload=self.args.offload,
+                      tcg_thread=self.args.tcg_thread)
             self.guests.append(g)
             g.start()
         for n, g in enumerate(self.guests):
@@ -215,7 +216,7 @@ class Run:
                     g.stop()
                     g.save_log(f"attempt{attempt}")
                     g = Guest(g.index, kernel, g.initrd, net, run_dir, pcap=g.pcap,
-                              offload=g.offload)
+                              offload=g.offload, tcg_thread=g.tcg_thread)
                     self.guests[n] = g
                     g.start()
             if self.args.max_boot and g.boot_seconds > self.args.max_boot:
