@@ -2,7 +2,6 @@
 /* hp_pcap.c - pcap files, live capture (libpcap), injection (hp_txring). */
 #include "hp_pcap.h"
 
-#include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <stdio.h>
