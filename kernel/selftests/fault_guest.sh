@@ -20,7 +20,7 @@ sink)
 	# that many server RPCs here (the default limit per client is 512).
 	echo 100000 > /proc/sys/net/homa/max_server_rpcs_per_peer
 	rm -f /tmp/sink.pid
-	homa_test_faults sink --port 700 --pidfile /tmp/sink.pid > /dev/null 2>&1 &
+	homa_test_peer_failure sink --port 700 --pidfile /tmp/sink.pid > /dev/null 2>&1 &
 	while [ ! -s /tmp/sink.pid ]; do sleep 0.1; done
 	;;
 sink-kill)

@@ -19,7 +19,7 @@ of a 3003-byte response") are made here.
 
 Both guests must run with net.homa.max_gso_size=1100, so every DATA
 packet carries one segment: 1024 message bytes (IPv4) or 1004 (IPv6).
-The lengths below must match homa_test_faults.c (deterministic cases).
+The lengths below must match homa_test_loss.c (the det tests).
 """
 import os
 import re

@@ -32,7 +32,6 @@
 #include <unistd.h>
 
 #include "echo.h"
-#include "expect.h"
 #include "homa_addr.h"
 #include "homa_sock.h"
 
@@ -108,6 +107,14 @@ static void parse(int argc, char **argv, struct server_opts *o)
 	if (o->port == 0 || o->bpages < 2 || o->delay_ms < 0 ||
 	    (o->stop && !o->pidfile))
 		usage(argv[0]);
+}
+
+/* "EINVAL" for -EINVAL (glibc's name of the errno, else its text). */
+static const char *err_name(int err)
+{
+	const char *name = strerrorname_np(-err);
+
+	return name ? name : strerror(-err);
 }
 
 /*
@@ -284,7 +291,7 @@ int main(int argc, char **argv)
 	err = homa_ep_open(&ep, o.family, o.port, o.bpages);
 	if (err) {
 		fprintf(stderr, "homa_echo_server: port %u: %s\n", o.port,
-			errno_name(err));
+			err_name(err));
 		return 1;
 	}
 	printf("# homa_echo_server: port %u, %s, %u bpages, ready\n", o.port,
@@ -300,7 +307,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		printf("homa_echo_server: after %ld echoes: %s\n", served,
-		       errno_name((int)r));
+		       err_name((int)r));
 		if (echo_error_is_final((int)-r))
 			break;
 	}

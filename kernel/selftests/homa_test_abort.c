@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * homa_test_abort - HOMAIOCABORT (homa_ioc_abort() in homa_plumbing.c),
- * in one guest over loopback. Each part has a server socket on a fixed
- * port that takes requests and answers only when told to, so client RPCs
- * stay outstanding; every request carries a tag (its first 8 bytes and
- * its completion cookie), and the response to tag T is T's pattern of a
- * length that depends on T, checked byte for byte with id, cookie and
- * the server's address.
+ * in one guest over loopback, for IPv4 and IPv6 (a variant each). Each
+ * fixture has a server socket on a fixed port that takes requests and
+ * answers only when told to, so client RPCs stay outstanding; every
+ * request carries a tag (its first 8 bytes and its completion cookie),
+ * and the response to tag T is T's pattern of a length that depends on T,
+ * checked byte for byte with id, cookie and the server's address.
+ *
+ * A fixture is one scenario of numbered stages; the test of stage N runs
+ * stages 1..N again from a fresh set-up (each test is a process of its
+ * own) and checks what stage N did.
  *  - abort(id, ECANCELED) of one of three RPCs: a recvmsg blocked on that
  *    id returns ECANCELED (with the RPC's id and cookie) within 2 s, the
  *    id is gone once reported, the other two stay outstanding and
@@ -27,13 +31,12 @@
  *    into an unmapped page) EFAULT, none of them touches the RPC; error
  *    4095 (MAX_ERRNO) is accepted and reported as is;
  *  - the ioctl on a UDP socket fails (the errno is printed).
- * Every wait has a deadline, and the watchdog ends a part that hangs.
+ * Every wait has a deadline, and each test has a timeout of its own.
  *
- * Usage: homa_test_abort [--family 4|6]
+ * Usage: homa_test_abort [harness options: -v ipv4, -f FIXTURE, -l, ...]
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -47,16 +50,12 @@
 #include <unistd.h>
 
 #include "blocked_call.h"
-#include "expect.h"
+#include "harness.h"
 #include "homa_addr.h"
 #include "homa_msg.h"
 #include "homa_sock.h"
 #include "homa_sysctl.h"
-#include "ktap.h"
 #include "payload.h"
-#include "watchdog.h"
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #define REQ_LEN		100
 #define RESP_MAX	(100000 + 500)
@@ -64,10 +63,19 @@
 #define MAX_HELD	16
 #define MAX_ERRNO	4095		/* include/linux/err.h */
 
-static struct ktap k;
-static int family = AF_INET;
-static uint16_t base;
-static uint8_t *resp_buf;
+/*
+ * What the old watchdog allowed each scenario (s). A test runs its
+ * scenario up to one stage: well under a second on the distro kernel.
+ */
+#define ABORT_TIMEOUT	90
+
+static uint8_t resp_buf[RESP_MAX];
+
+/* The server ports are base + 1..7 and base + 14. */
+static uint16_t port_base(int family)
+{
+	return family == AF_INET ? 5300 : 5400;
+}
 
 static long long now_ms(void)
 {
@@ -82,90 +90,6 @@ static size_t resp_len(uint64_t tag)
 	return 500 + (size_t)((tag * 7919) % 100000);
 }
 
-/* --- the cases of each part, in order ------------------------------- */
-
-static const char *const one_of_three_cases[] = {
-	"abort_one_of_three_blocked_recvmsg_gets_ecanceled",
-	"abort_one_of_three_aborted_id_gone_after_report",
-	"abort_one_of_three_others_still_outstanding",
-	"abort_one_of_three_others_complete_with_payload",
-};
-static const char *const free_cases[] = {
-	"abort_error0_recvmsg_einval",
-	"abort_error0_second_abort_einval",
-	"abort_error0_late_response_not_delivered",
-};
-static const char *const wake_cases[] = {
-	"abort_id_error0_wakes_its_waiter_einval",
-	"abort_id_error0_other_waiter_still_blocked",
-	"abort_id_error0_other_waiter_gets_response",
-	"abort_all_error0_wakes_waiter_einval",
-};
-static const char *const all_cases[] = {
-	"abort_all_eio_each_of_five_gets_eio",
-	"abort_all_eio_leaves_own_server_rpcs",
-	"abort_all_eio_server_serves_new_client",
-};
-static const char *const foreign_cases[] = {
-	"abort_never_issued_id_einval",
-	"abort_odd_id_on_client_einval",
-	"abort_server_rpc_id_on_server_einval",
-	"abort_other_sockets_id_einval",
-	"abort_foreign_ids_change_nothing",
-};
-static const char *const badarg_cases[] = {
-	"abort_error_negative_einval",
-	"abort_error_4096_einval",
-	"abort_pad1_einval",
-	"abort_pad2_0_einval",
-	"abort_pad2_1_einval",
-	"abort_unmapped_pointer_efault",
-	"abort_args_crossing_into_unmapped_page_efault",
-	"abort_bad_args_change_nothing",
-	"abort_error_4095_accepted",
-};
-static const char *const udp_cases[] = {
-	"abort_on_udp_socket_fails",
-	"abort_on_udp_socket_homa_rpc_unaffected",
-};
-
-#define NUM_CASES (ARRAY_SIZE(one_of_three_cases) + ARRAY_SIZE(free_cases) + \
-		   ARRAY_SIZE(wake_cases) + ARRAY_SIZE(all_cases) +	     \
-		   ARRAY_SIZE(foreign_cases) + ARRAY_SIZE(badarg_cases) +    \
-		   ARRAY_SIZE(udp_cases))
-
-/* The cases of one part, reported in order. */
-struct part {
-	const char *const *names;
-	size_t count;
-	size_t next;
-};
-
-#define PART(names) { (names), ARRAY_SIZE(names), 0 }
-
-static bool part_result(struct part *p, bool pass)
-{
-	if (p->next >= p->count)
-		return false;
-	return ktap_result(&k, pass, "%s", p->names[p->next++]);
-}
-
-/* A case that passes when @got (0 or -errno) is -@want. */
-static bool part_errno(struct part *p, long got, int want)
-{
-	if (p->next >= p->count)
-		return false;
-	return expect_errno(&k, (int)got, want, "%s", p->names[p->next++]);
-}
-
-/* After a failed set-up: the cases not reported yet fail. */
-static void part_fail_rest(struct part *p, int err)
-{
-	ktap_diag(&k, "set-up failed: %s", errno_name(err));
-	while (p->next < p->count)
-		part_result(p, false);
-}
-
 /* --- sockets -------------------------------------------------------- */
 
 /* A request a node has received and may answer. */
@@ -178,23 +102,25 @@ struct held {
 
 /* A Homa socket with its receive state, in either role. */
 struct node {
+	int family;
 	struct homa_ep ep;
 	struct homa_rx rx;
 	struct held held[MAX_HELD];
 	int nheld;
 };
 
-static void node_init(struct node *n)
+static void node_init(struct node *n, int family)
 {
 	memset(n, 0, sizeof(*n));
+	n->family = family;
 	n->ep.fd = -1;
 	homa_rx_init(&n->rx);
 }
 
 /* Opens the socket (@port 0: automatic) with a region. */
-static int node_open(struct node *n, uint16_t port)
+static int node_open(struct node *n, int family, uint16_t port)
 {
-	node_init(n);
+	node_init(n, family);
 	return homa_ep_open(&n->ep, family, port, NODE_BPAGES);
 }
 
@@ -211,7 +137,7 @@ static int node_send(struct node *n, uint16_t port, uint64_t tag,
 	union homa_addr dst;
 
 	memcpy(req, &tag, sizeof(tag));
-	homa_addr_loopback(&dst, family, port);
+	homa_addr_loopback(&dst, n->family, port);
 	return homa_send_request_buf(n->ep.fd, &dst, req, sizeof(req), tag,
 				     id);
 }
@@ -276,11 +202,12 @@ static int node_answer(struct node *n, uint64_t tag, int ms)
 }
 
 /*
- * Whether @rx (received from a socket with region @r, result @got) is the
- * response of RPC @id to request @tag from the local port @port; says
- * what is wrong otherwise.
+ * Whether @rx (received from a socket of @family with region @r, result
+ * @got) is the response of RPC @id to request @tag from the local port
+ * @port; says what is wrong otherwise.
  */
-static bool response_ok(const struct homa_region *r,
+static bool response_ok(struct __test_metadata *_metadata, int family,
+			const struct homa_region *r,
 			const struct homa_rx *rx, ssize_t got, uint64_t id,
 			uint64_t tag, uint16_t port, const char *what)
 {
@@ -291,8 +218,8 @@ static bool response_ok(const struct homa_region *r,
 	int cnt;
 
 	if (got < 0) {
-		ktap_diag(&k, "%s: recvmsg(id %llu): %s", what,
-			  (unsigned long long)id, errno_name((int)got));
+		TH_LOG("%s: recvmsg(id %llu): %s", what,
+		       (unsigned long long)id, errno_name((int)got));
 		return false;
 	}
 	homa_addr_loopback(&from, family, port);
@@ -302,26 +229,28 @@ static bool response_ok(const struct homa_region *r,
 	if (rx->ctl.id != id || rx->ctl.completion_cookie != tag ||
 	    (size_t)got != resp_len(tag) || !homa_addr_equal(&rx->src, &from) ||
 	    cnt < 0 || bad >= 0) {
-		ktap_diag(&k, "%s: id %llu (want %llu), cookie %llu (want %llu), %zd B (want %zu), from %s (want %s), bpages %s, first wrong byte %ld",
-			  what, (unsigned long long)rx->ctl.id,
-			  (unsigned long long)id,
-			  (unsigned long long)rx->ctl.completion_cookie,
-			  (unsigned long long)tag, got, resp_len(tag),
-			  homa_addr_str(&rx->src, a, sizeof(a)),
-			  homa_addr_str(&from, b, sizeof(b)),
-			  cnt < 0 ? "outside the region" : "ok", bad);
+		TH_LOG("%s: id %llu (want %llu), cookie %llu (want %llu), %zd B (want %zu), from %s (want %s), bpages %s, first wrong byte %ld",
+		       what, (unsigned long long)rx->ctl.id,
+		       (unsigned long long)id,
+		       (unsigned long long)rx->ctl.completion_cookie,
+		       (unsigned long long)tag, got, resp_len(tag),
+		       homa_addr_str(&rx->src, a, sizeof(a)),
+		       homa_addr_str(&from, b, sizeof(b)),
+		       cnt < 0 ? "outside the region" : "ok", bad);
 		return false;
 	}
 	return true;
 }
 
 /* Receives the response of @id within @ms and checks it. */
-static bool node_response_ok(struct node *n, uint64_t id, uint64_t tag,
+static bool node_response_ok(struct __test_metadata *_metadata,
+			     struct node *n, uint64_t id, uint64_t tag,
 			     uint16_t port, int ms, const char *what)
 {
 	ssize_t got = homa_receive_within(n->ep.fd, &n->rx, 0, id, ms);
 
-	return response_ok(&n->ep.region, &n->rx, got, id, tag, port, what);
+	return response_ok(_metadata, n->family, &n->ep.region, &n->rx, got,
+			   id, tag, port, what);
 }
 
 /* Whether recvmsg for @id gave -@err with the RPC's id and cookie. */
@@ -438,585 +367,917 @@ static int abort_raw(int fd, const void *arg)
 	return ioctl(fd, HOMAIOCABORT, arg) ? -errno : 0;
 }
 
-/* --- 1. abort(id, ECANCELED) of one of three ------------------------ */
-
-static void test_one_of_three(void)
-{
-	struct part p = PART(one_of_three_cases);
-	const uint64_t tag[3] = { 101, 102, 103 };
-	uint16_t port = base + 1;
-	uint64_t id[3] = { 0 };
+/*
+ * --- 1. abort(id, ECANCELED) of one of three -------------------------
+ * Stages: 1 a recvmsg blocked on the middle RPC's id, then abort(that id,
+ * ECANCELED); 2 recvmsg for that id again; 3 recvmsg MSG_DONTWAIT for the
+ * other two; 4 the server answers the other two.
+ */
+FIXTURE(abort_one_of_three) {
+	uint16_t port;
 	struct node srv, cli;
-	struct waiter w = { 0 };
-	bool blocked, woke, ok;
-	long r0, r2, r;
-	char s[128];
-	long long t0;
-	int err, i;
+	uint64_t id[3];
+	struct waiter w;
+	bool blocked, woke, ok0, ok2;
+	int err, err_answer;
+	long r_again, r0, r2;
+};
 
-	node_init(&cli);
-	err = node_open(&srv, port);
-	if (!err)
-		err = node_open(&cli, 0);
-	for (i = 0; i < 3 && !err; i++)
-		err = node_send(&cli, port, tag[i], &id[i]);
-	if (!err)
-		err = waiter_start(&w, cli.ep.fd, id[1]);
-	if (err) {
-		part_fail_rest(&p, err);
-		goto out;
-	}
-	blocked = waiter_blocked(&w, 3000);
+FIXTURE_VARIANT(abort_one_of_three) {
+	int family;
+};
+
+HOMA_FAMILY_VARIANTS(abort_one_of_three);
+
+static const uint64_t one_of_three_tag[3] = { 101, 102, 103 };
+
+FIXTURE_SETUP(abort_one_of_three)
+{
+	int i;
+
+	self->port = port_base(variant->family) + 1;
+	node_init(&self->srv, variant->family);
+	node_init(&self->cli, variant->family);
+	ASSERT_ERRNO(0, node_open(&self->srv, variant->family, self->port));
+	ASSERT_ERRNO(0, node_open(&self->cli, variant->family, 0));
+	for (i = 0; i < 3; i++)
+		ASSERT_ERRNO(0, node_send(&self->cli, self->port,
+					  one_of_three_tag[i], &self->id[i]));
+}
+
+FIXTURE_TEARDOWN(abort_one_of_three)
+{
+	waiter_finish(&self->w);
+	node_close(&self->cli);
+	node_close(&self->srv);
+}
+
+static void one_of_three_run(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(abort_one_of_three) *self, int last)
+{
+	const uint64_t *tag = one_of_three_tag;
+	uint64_t *id = self->id;
+	long long t0;
+	char s[128];
+
+	ASSERT_ERRNO(0, waiter_start(&self->w, self->cli.ep.fd, id[1]));
+	self->blocked = waiter_blocked(&self->w, 3000);
 	t0 = now_ms();
-	err = homa_abort(cli.ep.fd, id[1], ECANCELED);
-	woke = waiter_wait(&w, 2000);
-	ktap_diag(&k, "ids %llu %llu %llu; recvmsg(id %llu) blocked %d; HOMAIOCABORT(id, ECANCELED): %s; recvmsg: %s",
-		  (unsigned long long)id[0], (unsigned long long)id[1],
-		  (unsigned long long)id[2], (unsigned long long)id[1],
-		  blocked, errno_name(err), waiter_str(&w, t0, s, sizeof(s)));
-	part_result(&p, blocked && !err && woke &&
-		    error_ok(&w.rx, w.result, id[1], tag[1], ECANCELED));
+	self->err = homa_abort(self->cli.ep.fd, id[1], ECANCELED);
+	self->woke = waiter_wait(&self->w, 2000);
+	TH_LOG("ids %llu %llu %llu; recvmsg(id %llu) blocked %d; HOMAIOCABORT(id, ECANCELED): %s; recvmsg: %s",
+	       (unsigned long long)id[0], (unsigned long long)id[1],
+	       (unsigned long long)id[2], (unsigned long long)id[1],
+	       self->blocked, errno_name(self->err),
+	       waiter_str(&self->w, t0, s, sizeof(s)));
+	if (last == 1)
+		return;
 
 	/* recvmsg handed the error over and ended the RPC. */
-	r = node_poll_id(&cli, id[1]);
-	ktap_diag(&k, "recvmsg(id %llu) again: %s", (unsigned long long)id[1],
-		  errno_name((int)r));
-	part_errno(&p, r, EINVAL);
+	self->r_again = node_poll_id(&self->cli, id[1]);
+	TH_LOG("recvmsg(id %llu) again: %s", (unsigned long long)id[1],
+	       errno_name((int)self->r_again));
+	if (last == 2)
+		return;
 
-	r0 = node_poll_id(&cli, id[0]);
-	r2 = node_poll_id(&cli, id[2]);
-	ktap_diag(&k, "recvmsg MSG_DONTWAIT for the other two: %s, %s",
-		  errno_name((int)r0), errno_name((int)r2));
-	part_result(&p, r0 == -EAGAIN && r2 == -EAGAIN);
+	self->r0 = node_poll_id(&self->cli, id[0]);
+	self->r2 = node_poll_id(&self->cli, id[2]);
+	TH_LOG("recvmsg MSG_DONTWAIT for the other two: %s, %s",
+	       errno_name((int)self->r0), errno_name((int)self->r2));
+	if (last == 3)
+		return;
 
-	err = node_answer(&srv, tag[0], 5000);
-	if (!err)
-		err = node_answer(&srv, tag[2], 5000);
-	if (err)
-		ktap_diag(&k, "server: %s", errno_name(err));
-	ok = !err && node_response_ok(&cli, id[0], tag[0], port, 5000,
-				      "first RPC");
-	ok = node_response_ok(&cli, id[2], tag[2], port, 5000, "third RPC") &&
-	     ok;
-	part_result(&p, ok);
-out:
-	waiter_finish(&w);
-	node_close(&cli);
-	node_close(&srv);
+	self->err_answer = node_answer(&self->srv, tag[0], 5000);
+	if (!self->err_answer)
+		self->err_answer = node_answer(&self->srv, tag[2], 5000);
+	if (self->err_answer)
+		TH_LOG("server: %s", errno_name(self->err_answer));
+	self->ok0 = !self->err_answer &&
+		    node_response_ok(_metadata, &self->cli, id[0], tag[0],
+				     self->port, 5000, "first RPC");
+	self->ok2 = node_response_ok(_metadata, &self->cli, id[2], tag[2],
+				     self->port, 5000, "third RPC");
 }
 
-/* --- 2. abort(id, 0) frees the RPC ---------------------------------- */
-
-static void test_free(void)
+TEST_F_TIMEOUT(abort_one_of_three, blocked_recvmsg_gets_ecanceled,
+	       ABORT_TIMEOUT)
 {
-	struct part p = PART(free_cases);
-	uint16_t port = base + 2;
-	uint64_t x = 0, y = 0;
+	one_of_three_run(_metadata, self, 1);
+	EXPECT_TRUE(self->blocked);
+	EXPECT_ERRNO(0, self->err);
+	EXPECT_TRUE(self->woke);
+	EXPECT_TRUE(self->woke &&
+		    error_ok(&self->w.rx, self->w.result, self->id[1],
+			     one_of_three_tag[1], ECANCELED));
+}
+
+TEST_F_TIMEOUT(abort_one_of_three, aborted_id_gone_after_report,
+	       ABORT_TIMEOUT)
+{
+	one_of_three_run(_metadata, self, 2);
+	EXPECT_ERRNO(EINVAL, (int)self->r_again);
+}
+
+TEST_F_TIMEOUT(abort_one_of_three, others_still_outstanding, ABORT_TIMEOUT)
+{
+	one_of_three_run(_metadata, self, 3);
+	EXPECT_EQ(-EAGAIN, self->r0);
+	EXPECT_EQ(-EAGAIN, self->r2);
+}
+
+TEST_F_TIMEOUT(abort_one_of_three, others_complete_with_payload,
+	       ABORT_TIMEOUT)
+{
+	one_of_three_run(_metadata, self, 4);
+	EXPECT_ERRNO(0, self->err_answer);
+	EXPECT_TRUE(self->ok0);
+	EXPECT_TRUE(self->ok2);
+}
+
+/*
+ * --- 2. abort(id, 0) frees the RPC -----------------------------------
+ * Stages: 1 abort(x, 0) and recvmsg(x); 2 a second abort(x, 0); 3 the
+ * server answers x's request, then a new RPC's: the new response arrives,
+ * the old one is dropped (drop_unknown_rpc, printed).
+ */
+FIXTURE(abort_error0) {
+	uint16_t port;
 	struct node srv, cli;
-	long long drops0, drops1;
+	uint64_t x, y;
 	int err, err2, e1, e2;
+	long r, r_late;
 	bool y_ok;
-	long r;
+};
 
-	node_init(&cli);
-	err = node_open(&srv, port);
-	if (!err)
-		err = node_open(&cli, 0);
-	if (!err)
-		err = node_send(&cli, port, 201, &x);
-	if (err) {
-		part_fail_rest(&p, err);
-		goto out;
-	}
-	err = homa_abort(cli.ep.fd, x, 0);
-	r = node_poll_id(&cli, x);
-	ktap_diag(&k, "HOMAIOCABORT(id %llu, 0): %s; recvmsg(id): %s",
-		  (unsigned long long)x, errno_name(err), errno_name((int)r));
-	part_result(&p, !err && r == -EINVAL);
+FIXTURE_VARIANT(abort_error0) {
+	int family;
+};
 
-	err2 = homa_abort(cli.ep.fd, x, 0);
-	ktap_diag(&k, "second HOMAIOCABORT(id, 0): %s", errno_name(err2));
-	part_result(&p, !err && err2 == -EINVAL);
+HOMA_FAMILY_VARIANTS(abort_error0);
 
-	/* The server answers the freed RPC's request, then a new one: the
-	 * new response arrives, the old one is dropped (drop_unknown_rpc).
-	 */
-	drops0 = homa_metric("drop_unknown_rpc");
-	e1 = node_answer(&srv, 201, 5000);
-	e2 = node_send(&cli, port, 202, &y);
-	if (!e2)
-		e2 = node_answer(&srv, 202, 5000);
-	y_ok = !e2 && node_response_ok(&cli, y, 202, port, 5000, "next RPC");
-	r = homa_receive_within(cli.ep.fd, &cli.rx, HOMA_RECVMSG_RESPONSE, 0,
-				300);
-	drops1 = homa_metric("drop_unknown_rpc");
-	ktap_diag(&k, "response to the freed RPC sent: %s; next RPC: %s; then recvmsg(RESPONSE) within 300 ms: %s (id %llu); drop_unknown_rpc %lld -> %lld",
-		  errno_name(e1), y_ok ? "ok" : "failed", errno_name((int)r),
-		  (unsigned long long)cli.rx.ctl.id, drops0, drops1);
-	part_result(&p, !e1 && y_ok && r == -EAGAIN);
-out:
-	node_close(&cli);
-	node_close(&srv);
+FIXTURE_SETUP(abort_error0)
+{
+	self->port = port_base(variant->family) + 2;
+	node_init(&self->srv, variant->family);
+	node_init(&self->cli, variant->family);
+	ASSERT_ERRNO(0, node_open(&self->srv, variant->family, self->port));
+	ASSERT_ERRNO(0, node_open(&self->cli, variant->family, 0));
+	ASSERT_ERRNO(0, node_send(&self->cli, self->port, 201, &self->x));
 }
 
-/* --- 3. abort(id, 0) wakes the waiter of that id -------------------- */
-
-static void test_wake(void)
+FIXTURE_TEARDOWN(abort_error0)
 {
-	struct part p = PART(wake_cases);
-	struct waiter wx = { 0 }, wy = { 0 }, wz = { 0 };
-	uint16_t port = base + 3;
-	uint64_t x = 0, y = 0, z = 0;
-	bool bx, by, bz, still, woke;
+	node_close(&self->cli);
+	node_close(&self->srv);
+}
+
+static void error0_run(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(abort_error0) *self, int last)
+{
+	long long drops0, drops1;
+
+	self->err = homa_abort(self->cli.ep.fd, self->x, 0);
+	self->r = node_poll_id(&self->cli, self->x);
+	TH_LOG("HOMAIOCABORT(id %llu, 0): %s; recvmsg(id): %s",
+	       (unsigned long long)self->x, errno_name(self->err),
+	       errno_name((int)self->r));
+	if (last == 1)
+		return;
+
+	self->err2 = homa_abort(self->cli.ep.fd, self->x, 0);
+	TH_LOG("second HOMAIOCABORT(id, 0): %s", errno_name(self->err2));
+	if (last == 2)
+		return;
+
+	drops0 = homa_metric("drop_unknown_rpc");
+	self->e1 = node_answer(&self->srv, 201, 5000);
+	self->e2 = node_send(&self->cli, self->port, 202, &self->y);
+	if (!self->e2)
+		self->e2 = node_answer(&self->srv, 202, 5000);
+	self->y_ok = !self->e2 &&
+		     node_response_ok(_metadata, &self->cli, self->y, 202,
+				      self->port, 5000, "next RPC");
+	self->r_late = homa_receive_within(self->cli.ep.fd, &self->cli.rx,
+					   HOMA_RECVMSG_RESPONSE, 0, 300);
+	drops1 = homa_metric("drop_unknown_rpc");
+	TH_LOG("response to the freed RPC sent: %s; next RPC: %s; then recvmsg(RESPONSE) within 300 ms: %s (id %llu); drop_unknown_rpc %lld -> %lld",
+	       errno_name(self->e1), self->y_ok ? "ok" : "failed",
+	       errno_name((int)self->r_late),
+	       (unsigned long long)self->cli.rx.ctl.id, drops0, drops1);
+}
+
+TEST_F_TIMEOUT(abort_error0, recvmsg_einval, ABORT_TIMEOUT)
+{
+	error0_run(_metadata, self, 1);
+	EXPECT_ERRNO(0, self->err);
+	EXPECT_ERRNO(EINVAL, (int)self->r);
+}
+
+TEST_F_TIMEOUT(abort_error0, second_abort_einval, ABORT_TIMEOUT)
+{
+	error0_run(_metadata, self, 2);
+	EXPECT_ERRNO(0, self->err);
+	EXPECT_ERRNO(EINVAL, self->err2);
+}
+
+TEST_F_TIMEOUT(abort_error0, late_response_not_delivered, ABORT_TIMEOUT)
+{
+	error0_run(_metadata, self, 3);
+	EXPECT_ERRNO(0, self->e1);
+	EXPECT_TRUE(self->y_ok);
+	EXPECT_ERRNO(EAGAIN, (int)self->r_late);
+}
+
+/*
+ * --- 3. abort(id, 0) wakes the waiter of that id ---------------------
+ * Two recvmsg wait, for x and for y. Stages: 1 abort(x, 0); 2 200 ms
+ * later the waiter for y sleeps again (one wait queue, so it was woken
+ * too); 3 the server answers y; 4 a new RPC z, a recvmsg waiting for it,
+ * then abort(0, 0) (every client RPC of the socket).
+ */
+FIXTURE(abort_error0_wakes) {
+	uint16_t port;
 	struct node srv, cli;
-	char s[128];
+	struct waiter wx, wy, wz;
+	uint64_t x, y, z;
+	bool bx, by, bz, woke_x, still, woke_y, y_ok, woke_z;
+	int err_x, err_y, err_z;
+};
+
+FIXTURE_VARIANT(abort_error0_wakes) {
+	int family;
+};
+
+HOMA_FAMILY_VARIANTS(abort_error0_wakes);
+
+FIXTURE_SETUP(abort_error0_wakes)
+{
+	self->port = port_base(variant->family) + 3;
+	node_init(&self->srv, variant->family);
+	node_init(&self->cli, variant->family);
+	ASSERT_ERRNO(0, node_open(&self->srv, variant->family, self->port));
+	ASSERT_ERRNO(0, node_open(&self->cli, variant->family, 0));
+	ASSERT_ERRNO(0, node_send(&self->cli, self->port, 301, &self->x));
+	ASSERT_ERRNO(0, node_send(&self->cli, self->port, 302, &self->y));
+	ASSERT_ERRNO(0, waiter_start(&self->wx, self->cli.ep.fd, self->x));
+	ASSERT_ERRNO(0, waiter_start(&self->wy, self->cli.ep.fd, self->y));
+}
+
+FIXTURE_TEARDOWN(abort_error0_wakes)
+{
+	waiter_finish(&self->wx);
+	waiter_finish(&self->wy);
+	waiter_finish(&self->wz);
+	node_close(&self->cli);
+	node_close(&self->srv);
+}
+
+static void error0_wakes_run(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(abort_error0_wakes) *self,
+			     int last)
+{
 	long long t0;
+	char s[128];
 	int err;
 
-	node_init(&cli);
-	err = node_open(&srv, port);
-	if (!err)
-		err = node_open(&cli, 0);
-	if (!err)
-		err = node_send(&cli, port, 301, &x);
-	if (!err)
-		err = node_send(&cli, port, 302, &y);
-	if (!err)
-		err = waiter_start(&wx, cli.ep.fd, x);
-	if (!err)
-		err = waiter_start(&wy, cli.ep.fd, y);
-	if (err) {
-		part_fail_rest(&p, err);
-		goto out;
-	}
-	bx = waiter_blocked(&wx, 3000);
-	by = waiter_blocked(&wy, 3000);
+	self->bx = waiter_blocked(&self->wx, 3000);
+	self->by = waiter_blocked(&self->wy, 3000);
 	t0 = now_ms();
-	err = homa_abort(cli.ep.fd, x, 0);
-	woke = waiter_wait(&wx, 2000);
-	ktap_diag(&k, "waiters blocked %d %d; HOMAIOCABORT(id %llu, 0): %s; its recvmsg: %s",
-		  bx, by, (unsigned long long)x, errno_name(err),
-		  waiter_str(&wx, t0, s, sizeof(s)));
-	part_result(&p, bx && !err && woke && wx.result == -EINVAL);
+	self->err_x = homa_abort(self->cli.ep.fd, self->x, 0);
+	self->woke_x = waiter_wait(&self->wx, 2000);
+	TH_LOG("waiters blocked %d %d; HOMAIOCABORT(id %llu, 0): %s; its recvmsg: %s",
+	       self->bx, self->by, (unsigned long long)self->x,
+	       errno_name(self->err_x),
+	       waiter_str(&self->wx, t0, s, sizeof(s)));
+	if (last == 1)
+		return;
 
-	/* The other waiter was woken too (one wait queue) and must have
-	 * gone back to sleep.
-	 */
 	usleep(200 * 1000);
-	still = waiter_blocked(&wy, 1000);
-	ktap_diag(&k, "waiter for id %llu 200 ms later: %s",
-		  (unsigned long long)y, still ? "asleep in recvmsg" :
-		  waiter_str(&wy, t0, s, sizeof(s)));
-	part_result(&p, by && still);
+	self->still = waiter_blocked(&self->wy, 1000);
+	TH_LOG("waiter for id %llu 200 ms later: %s",
+	       (unsigned long long)self->y, self->still ?
+	       "asleep in recvmsg" : waiter_str(&self->wy, t0, s, sizeof(s)));
+	if (last == 2)
+		return;
 
-	err = node_answer(&srv, 302, 5000);
+	self->err_y = node_answer(&self->srv, 302, 5000);
 	t0 = now_ms();
-	woke = !err && waiter_wait(&wy, 5000);
-	ktap_diag(&k, "server answered id %llu: %s; waiter: %s",
-		  (unsigned long long)y, errno_name(err),
-		  woke ? waiter_str(&wy, t0, s, sizeof(s)) : "still blocked");
-	part_result(&p, woke && response_ok(&cli.ep.region, &wy.rx, wy.result,
-					    y, 302, port, "other waiter"));
+	self->woke_y = !self->err_y && waiter_wait(&self->wy, 5000);
+	TH_LOG("server answered id %llu: %s; waiter: %s",
+	       (unsigned long long)self->y, errno_name(self->err_y),
+	       self->woke_y ? waiter_str(&self->wy, t0, s, sizeof(s)) :
+	       "still blocked");
+	self->y_ok = self->woke_y &&
+		     response_ok(_metadata, self->cli.family,
+				 &self->cli.ep.region, &self->wy.rx,
+				 self->wy.result, self->y, 302, self->port,
+				 "other waiter");
+	if (last == 3)
+		return;
 
 	/* id 0: every client RPC of the socket. */
-	err = node_send(&cli, port, 303, &z);
+	err = node_send(&self->cli, self->port, 303, &self->z);
 	if (!err)
-		err = waiter_start(&wz, cli.ep.fd, z);
-	bz = !err && waiter_blocked(&wz, 3000);
+		err = waiter_start(&self->wz, self->cli.ep.fd, self->z);
+	self->bz = !err && waiter_blocked(&self->wz, 3000);
 	t0 = now_ms();
 	if (!err)
-		err = homa_abort(cli.ep.fd, 0, 0);
-	woke = bz && waiter_wait(&wz, 2000);
-	ktap_diag(&k, "recvmsg(id %llu) blocked %d; HOMAIOCABORT(0, 0): %s; recvmsg: %s",
-		  (unsigned long long)z, bz, errno_name(err),
-		  waiter_str(&wz, t0, s, sizeof(s)));
-	part_result(&p, bz && !err && woke && wz.result == -EINVAL);
-out:
-	waiter_finish(&wx);
-	waiter_finish(&wy);
-	waiter_finish(&wz);
-	node_close(&cli);
-	node_close(&srv);
+		err = homa_abort(self->cli.ep.fd, 0, 0);
+	self->err_z = err;
+	self->woke_z = self->bz && waiter_wait(&self->wz, 2000);
+	TH_LOG("recvmsg(id %llu) blocked %d; HOMAIOCABORT(0, 0): %s; recvmsg: %s",
+	       (unsigned long long)self->z, self->bz, errno_name(err),
+	       waiter_str(&self->wz, t0, s, sizeof(s)));
 }
 
-/* --- 4. abort(0, EIO): all client RPCs, no server RPC --------------- */
-
-static void test_all(void)
+TEST_F_TIMEOUT(abort_error0_wakes, id_wakes_its_waiter_einval,
+	       ABORT_TIMEOUT)
 {
-	struct part p = PART(all_cases);
-	uint16_t port = base + 4, cport = base + 14;
-	uint64_t id[5] = { 0 }, did[2] = { 0 }, eid = 0;
-	struct node srv, cli, d, e;
-	struct waiter w = { 0 };
-	struct pollfd pfd;
-	int err, i, n_eio, pr = 0;
-	bool blocked, ok;
-	char s[128];
-	long long t0;
-	ssize_t r;
+	error0_wakes_run(_metadata, self, 1);
+	EXPECT_TRUE(self->bx);
+	EXPECT_ERRNO(0, self->err_x);
+	EXPECT_TRUE(self->woke_x);
+	EXPECT_TRUE(self->woke_x && self->wx.result == -EINVAL);
+}
 
-	node_init(&cli);
-	node_init(&d);
-	node_init(&e);
-	err = node_open(&srv, port);
-	/* The aborting socket is a server too, on its own port. */
-	if (!err)
-		err = node_open(&cli, cport);
-	if (!err)
-		err = node_open(&d, 0);
-	for (i = 0; i < 5 && !err; i++)
-		err = node_send(&cli, port, 401 + i, &id[i]);
+TEST_F_TIMEOUT(abort_error0_wakes, id_other_waiter_still_blocked,
+	       ABORT_TIMEOUT)
+{
+	error0_wakes_run(_metadata, self, 2);
+	EXPECT_TRUE(self->by);
+	EXPECT_TRUE(self->still);
+}
+
+TEST_F_TIMEOUT(abort_error0_wakes, id_other_waiter_gets_response,
+	       ABORT_TIMEOUT)
+{
+	error0_wakes_run(_metadata, self, 3);
+	EXPECT_TRUE(self->woke_y);
+	EXPECT_TRUE(self->y_ok);
+}
+
+TEST_F_TIMEOUT(abort_error0_wakes, all_wakes_waiter_einval, ABORT_TIMEOUT)
+{
+	error0_wakes_run(_metadata, self, 4);
+	EXPECT_TRUE(self->bz);
+	EXPECT_ERRNO(0, self->err_z);
+	EXPECT_TRUE(self->woke_z);
+	EXPECT_TRUE(self->woke_z && self->wz.result == -EINVAL);
+}
+
+/*
+ * --- 4. abort(0, EIO): all client RPCs, no server RPC ----------------
+ * The aborting socket is a server too, on its own port, with one request
+ * in service and one queued. Stages: 1 abort(0, EIO) with five client RPCs
+ * outstanding and a recvmsg blocked on the first; 2 its server RPCs are
+ * answered; 3 the server takes a request from a new client and answers
+ * it.
+ */
+FIXTURE(abort_all_eio) {
+	uint16_t port, cport;
+	struct node srv, cli, d, e;
+	struct waiter w;
+	uint64_t id[5], did[2], eid;
+	bool blocked, ok_served, ok_new;
+	int err, n_eio, err_served, err_new;
+};
+
+FIXTURE_VARIANT(abort_all_eio) {
+	int family;
+};
+
+HOMA_FAMILY_VARIANTS(abort_all_eio);
+
+FIXTURE_SETUP(abort_all_eio)
+{
+	int family = variant->family;
+	struct pollfd pfd;
+	int i;
+
+	self->port = port_base(family) + 4;
+	self->cport = port_base(family) + 14;
+	node_init(&self->srv, family);
+	node_init(&self->cli, family);
+	node_init(&self->d, family);
+	node_init(&self->e, family);
+	ASSERT_ERRNO(0, node_open(&self->srv, family, self->port));
+	ASSERT_ERRNO(0, node_open(&self->cli, family, self->cport));
+	ASSERT_ERRNO(0, node_open(&self->d, family, 0));
+	for (i = 0; i < 5; i++)
+		ASSERT_ERRNO(0, node_send(&self->cli, self->port, 401 + i,
+					  &self->id[i]));
 	/* One request to it in service, one queued (POLLIN, as no response
 	 * can be ready yet).
 	 */
-	if (!err)
-		err = node_send(&d, cport, 411, &did[0]);
-	if (!err) {
-		i = node_take(&cli, 411, 5000);
-		err = i < 0 ? i : 0;
-	}
-	if (!err)
-		err = node_send(&d, cport, 412, &did[1]);
-	if (!err) {
-		pfd.fd = cli.ep.fd;
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		pr = poll(&pfd, 1, 3000);
-		err = pr == 1 ? 0 : -ETIMEDOUT;
-	}
-	if (!err)
-		err = waiter_start(&w, cli.ep.fd, id[0]);
-	if (err) {
-		part_fail_rest(&p, err);
-		goto out;
-	}
-	blocked = waiter_blocked(&w, 3000);
+	ASSERT_ERRNO(0, node_send(&self->d, self->cport, 411, &self->did[0]));
+	ASSERT_ERRNO(0, node_take(&self->cli, 411, 5000));
+	ASSERT_ERRNO(0, node_send(&self->d, self->cport, 412, &self->did[1]));
+	pfd.fd = self->cli.ep.fd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	ASSERT_EQ(1, poll(&pfd, 1, 3000)) TH_LOG("queued request not seen");
+	ASSERT_ERRNO(0, waiter_start(&self->w, self->cli.ep.fd, self->id[0]));
+}
+
+FIXTURE_TEARDOWN(abort_all_eio)
+{
+	waiter_finish(&self->w);
+	node_close(&self->e);
+	node_close(&self->d);
+	node_close(&self->cli);
+	node_close(&self->srv);
+}
+
+static void all_eio_run(struct __test_metadata *_metadata,
+			FIXTURE_DATA(abort_all_eio) *self, int last)
+{
+	struct node *cli = &self->cli;
+	long long t0;
+	char s[128];
+	ssize_t r;
+	int i, err;
+	bool ok;
+
+	self->blocked = waiter_blocked(&self->w, 3000);
 	t0 = now_ms();
-	err = homa_abort(cli.ep.fd, 0, EIO);
-	waiter_wait(&w, 2000);
-	n_eio = error_ok(&w.rx, w.result, id[0], 401, EIO);
-	ktap_diag(&k, "HOMAIOCABORT(0, EIO): %s; recvmsg(id %llu) blocked %d: %s",
-		  errno_name(err), (unsigned long long)id[0], blocked,
-		  waiter_str(&w, t0, s, sizeof(s)));
+	self->err = homa_abort(cli->ep.fd, 0, EIO);
+	waiter_wait(&self->w, 2000);
+	self->n_eio = error_ok(&self->w.rx, self->w.result, self->id[0], 401,
+			       EIO);
+	TH_LOG("HOMAIOCABORT(0, EIO): %s; recvmsg(id %llu) blocked %d: %s",
+	       errno_name(self->err), (unsigned long long)self->id[0],
+	       self->blocked, waiter_str(&self->w, t0, s, sizeof(s)));
 	for (i = 1; i < 5; i++) {
-		r = homa_receive_within(cli.ep.fd, &cli.rx, 0, id[i], 2000);
-		if (error_ok(&cli.rx, r, id[i], 401 + i, EIO)) {
-			n_eio++;
+		r = homa_receive_within(cli->ep.fd, &cli->rx, 0, self->id[i],
+					2000);
+		if (error_ok(&cli->rx, r, self->id[i], 401 + i, EIO)) {
+			self->n_eio++;
 			continue;
 		}
-		ktap_diag(&k, "recvmsg(id %llu): %s, id %llu, cookie %llu",
-			  (unsigned long long)id[i], errno_name((int)r),
-			  (unsigned long long)cli.rx.ctl.id,
-			  (unsigned long long)cli.rx.ctl.completion_cookie);
+		TH_LOG("recvmsg(id %llu): %s, id %llu, cookie %llu",
+		       (unsigned long long)self->id[i], errno_name((int)r),
+		       (unsigned long long)cli->rx.ctl.id,
+		       (unsigned long long)cli->rx.ctl.completion_cookie);
 	}
-	ktap_diag(&k, "%d of 5 recvmsg gave EIO with their id and cookie",
-		  n_eio);
-	part_result(&p, !err && blocked && n_eio == 5);
+	TH_LOG("%d of 5 recvmsg gave EIO with their id and cookie",
+	       self->n_eio);
+	if (last == 1)
+		return;
 
 	/* Its server RPCs: the queued request is still there, both are
 	 * answered and their client gets the responses.
 	 */
-	i = node_take(&cli, 412, 2000);
-	err = i < 0 ? i : node_answer(&cli, 411, 2000);
+	i = node_take(cli, 412, 2000);
+	err = i < 0 ? i : node_answer(cli, 411, 2000);
 	if (!err)
-		err = node_answer(&cli, 412, 2000);
-	ktap_diag(&k, "queued request received and both answered: %s",
-		  errno_name(err));
-	ok = !err && node_response_ok(&d, did[0], 411, cport, 5000,
-				      "in service");
-	ok = !err && node_response_ok(&d, did[1], 412, cport, 5000,
-				      "queued") && ok;
-	part_result(&p, ok);
+		err = node_answer(cli, 412, 2000);
+	self->err_served = err;
+	TH_LOG("queued request received and both answered: %s",
+	       errno_name(err));
+	ok = !err && node_response_ok(_metadata, &self->d, self->did[0], 411,
+				      self->cport, 5000, "in service");
+	ok = !err && node_response_ok(_metadata, &self->d, self->did[1], 412,
+				      self->cport, 5000, "queued") && ok;
+	self->ok_served = ok;
+	if (last == 2)
+		return;
 
 	/* The server takes a request from a new client and answers it. */
-	err = node_open(&e, 0);
+	err = node_open(&self->e, cli->family, 0);
 	if (!err)
-		err = node_send(&e, port, 421, &eid);
+		err = node_send(&self->e, self->port, 421, &self->eid);
 	if (!err)
-		err = node_answer(&srv, 421, 5000);
-	ktap_diag(&k, "new client's request answered: %s", errno_name(err));
-	part_result(&p, !err && node_response_ok(&e, eid, 421, port, 5000,
-						 "new client"));
-out:
-	waiter_finish(&w);
-	node_close(&e);
-	node_close(&d);
-	node_close(&cli);
-	node_close(&srv);
+		err = node_answer(&self->srv, 421, 5000);
+	self->err_new = err;
+	TH_LOG("new client's request answered: %s", errno_name(err));
+	self->ok_new = !err && node_response_ok(_metadata, &self->e,
+						self->eid, 421, self->port,
+						5000, "new client");
 }
 
-/* --- 5. ids that are not client RPCs of the socket ------------------ */
-
-static void test_foreign(void)
+TEST_F_TIMEOUT(abort_all_eio, each_of_five_gets_eio, ABORT_TIMEOUT)
 {
-	struct part p = PART(foreign_cases);
-	uint16_t port = base + 5;
-	uint64_t a1 = 0, b1 = 0, never, sid = 0;
+	all_eio_run(_metadata, self, 1);
+	EXPECT_ERRNO(0, self->err);
+	EXPECT_TRUE(self->blocked);
+	EXPECT_EQ(5, self->n_eio);
+}
+
+TEST_F_TIMEOUT(abort_all_eio, leaves_own_server_rpcs, ABORT_TIMEOUT)
+{
+	all_eio_run(_metadata, self, 2);
+	EXPECT_ERRNO(0, self->err_served);
+	EXPECT_TRUE(self->ok_served);
+}
+
+TEST_F_TIMEOUT(abort_all_eio, server_serves_new_client, ABORT_TIMEOUT)
+{
+	all_eio_run(_metadata, self, 3);
+	EXPECT_ERRNO(0, self->err_new);
+	EXPECT_TRUE(self->ok_new);
+}
+
+/*
+ * --- 5. ids that are not client RPCs of the socket -------------------
+ * Sockets a and b each have a client RPC (a1, b1) the server holds.
+ * Stages: abort(ECANCELED) of 1 an id not issued yet, 2 an odd id (a1 ^ 1:
+ * the server's id of a1) on a, 3 the server RPC's id on the server
+ * socket, 4 b1 on a; 5 both RPCs are still outstanding and complete.
+ */
+FIXTURE(abort_foreign_ids) {
+	uint16_t port;
 	struct node srv, a, b;
-	int err, ia = -1, ib = -1, e1, e2;
+	uint64_t a1, b1, never, sid;
+	int err[4], e1, e2;
 	long ra, rb;
 	bool ok;
+};
 
-	node_init(&a);
-	node_init(&b);
-	err = node_open(&srv, port);
-	if (!err)
-		err = node_open(&a, 0);
-	if (!err)
-		err = node_open(&b, 0);
-	if (!err)
-		err = node_send(&a, port, 501, &a1);
-	if (!err)
-		err = node_send(&b, port, 502, &b1);
-	if (!err) {
-		ia = node_take(&srv, 501, 5000);
-		ib = node_take(&srv, 502, 5000);
-		err = ia < 0 ? ia : ib < 0 ? ib : 0;
-	}
-	if (err) {
-		part_fail_rest(&p, err);
-		goto out;
-	}
-	sid = srv.held[ia].id;
+FIXTURE_VARIANT(abort_foreign_ids) {
+	int family;
+};
+
+HOMA_FAMILY_VARIANTS(abort_foreign_ids);
+
+FIXTURE_SETUP(abort_foreign_ids)
+{
+	int family = variant->family;
+	int ia, ib;
+
+	self->port = port_base(family) + 5;
+	node_init(&self->srv, family);
+	node_init(&self->a, family);
+	node_init(&self->b, family);
+	ASSERT_ERRNO(0, node_open(&self->srv, family, self->port));
+	ASSERT_ERRNO(0, node_open(&self->a, family, 0));
+	ASSERT_ERRNO(0, node_open(&self->b, family, 0));
+	ASSERT_ERRNO(0, node_send(&self->a, self->port, 501, &self->a1));
+	ASSERT_ERRNO(0, node_send(&self->b, self->port, 502, &self->b1));
+	ia = node_take(&self->srv, 501, 5000);
+	ASSERT_ERRNO(0, ia);
+	ib = node_take(&self->srv, 502, 5000);
+	ASSERT_ERRNO(0, ib);
+	self->sid = self->srv.held[ia].id;
 	/* Ids step by 2 from a random start: a1 + 2000 is not issued yet. */
-	never = a1 + 2000;
-	if (never == 0)
-		never += 2000;
-	ktap_diag(&k, "client ids %llu and %llu (other socket); server RPC id %llu",
-		  (unsigned long long)a1, (unsigned long long)b1,
-		  (unsigned long long)sid);
-
-	err = homa_abort(a.ep.fd, never, ECANCELED);
-	ktap_diag(&k, "HOMAIOCABORT(%llu, ECANCELED): %s",
-		  (unsigned long long)never, errno_name(err));
-	part_errno(&p, err, EINVAL);
-
-	err = homa_abort(a.ep.fd, a1 ^ 1, ECANCELED);
-	ktap_diag(&k, "HOMAIOCABORT(%llu, ECANCELED): %s",
-		  (unsigned long long)(a1 ^ 1), errno_name(err));
-	part_errno(&p, err, EINVAL);
-
-	err = homa_abort(srv.ep.fd, sid, ECANCELED);
-	ktap_diag(&k, "server socket: HOMAIOCABORT(%llu (%s), ECANCELED): %s",
-		  (unsigned long long)sid, sid & 1 ? "odd" : "even",
-		  errno_name(err));
-	part_errno(&p, err, EINVAL);
-
-	err = homa_abort(a.ep.fd, b1, ECANCELED);
-	ktap_diag(&k, "HOMAIOCABORT(other socket's %llu, ECANCELED): %s",
-		  (unsigned long long)b1, errno_name(err));
-	part_errno(&p, err, EINVAL);
-
-	ra = node_poll_id(&a, a1);
-	rb = node_poll_id(&b, b1);
-	e1 = node_answer(&srv, 501, 2000);
-	e2 = node_answer(&srv, 502, 2000);
-	ktap_diag(&k, "then: recvmsg MSG_DONTWAIT %s, %s; server answers %s, %s",
-		  errno_name((int)ra), errno_name((int)rb), errno_name(e1),
-		  errno_name(e2));
-	ok = node_response_ok(&a, a1, 501, port, 5000, "own RPC");
-	ok = node_response_ok(&b, b1, 502, port, 5000, "other socket's RPC") &&
-	     ok;
-	part_result(&p, ra == -EAGAIN && rb == -EAGAIN && !e1 && !e2 && ok);
-out:
-	node_close(&b);
-	node_close(&a);
-	node_close(&srv);
+	self->never = self->a1 + 2000;
+	if (self->never == 0)
+		self->never += 2000;
+	TH_LOG("client ids %llu and %llu (other socket); server RPC id %llu",
+	       (unsigned long long)self->a1, (unsigned long long)self->b1,
+	       (unsigned long long)self->sid);
 }
 
-/* --- 6. bad arguments ----------------------------------------------- */
-
-static void test_badargs(void)
+FIXTURE_TEARDOWN(abort_foreign_ids)
 {
-	struct part p = PART(badarg_cases);
-	uint16_t port = base + 6;
-	struct homa_abort_args args;
-	uint64_t id1 = 0, id2 = 0;
+	node_close(&self->b);
+	node_close(&self->a);
+	node_close(&self->srv);
+}
+
+static void foreign_ids_run(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(abort_foreign_ids) *self, int last)
+{
+	int *err = self->err;
+
+	err[0] = homa_abort(self->a.ep.fd, self->never, ECANCELED);
+	TH_LOG("HOMAIOCABORT(%llu, ECANCELED): %s",
+	       (unsigned long long)self->never, errno_name(err[0]));
+	if (last == 1)
+		return;
+
+	err[1] = homa_abort(self->a.ep.fd, self->a1 ^ 1, ECANCELED);
+	TH_LOG("HOMAIOCABORT(%llu, ECANCELED): %s",
+	       (unsigned long long)(self->a1 ^ 1), errno_name(err[1]));
+	if (last == 2)
+		return;
+
+	err[2] = homa_abort(self->srv.ep.fd, self->sid, ECANCELED);
+	TH_LOG("server socket: HOMAIOCABORT(%llu (%s), ECANCELED): %s",
+	       (unsigned long long)self->sid, self->sid & 1 ? "odd" : "even",
+	       errno_name(err[2]));
+	if (last == 3)
+		return;
+
+	err[3] = homa_abort(self->a.ep.fd, self->b1, ECANCELED);
+	TH_LOG("HOMAIOCABORT(other socket's %llu, ECANCELED): %s",
+	       (unsigned long long)self->b1, errno_name(err[3]));
+	if (last == 4)
+		return;
+
+	self->ra = node_poll_id(&self->a, self->a1);
+	self->rb = node_poll_id(&self->b, self->b1);
+	self->e1 = node_answer(&self->srv, 501, 2000);
+	self->e2 = node_answer(&self->srv, 502, 2000);
+	TH_LOG("then: recvmsg MSG_DONTWAIT %s, %s; server answers %s, %s",
+	       errno_name((int)self->ra), errno_name((int)self->rb),
+	       errno_name(self->e1), errno_name(self->e2));
+	self->ok = node_response_ok(_metadata, &self->a, self->a1, 501,
+				    self->port, 5000, "own RPC");
+	self->ok = node_response_ok(_metadata, &self->b, self->b1, 502,
+				    self->port, 5000, "other socket's RPC") &&
+		   self->ok;
+}
+
+TEST_F_TIMEOUT(abort_foreign_ids, never_issued_id_einval, ABORT_TIMEOUT)
+{
+	foreign_ids_run(_metadata, self, 1);
+	EXPECT_ERRNO(EINVAL, self->err[0]);
+}
+
+TEST_F_TIMEOUT(abort_foreign_ids, odd_id_on_client_einval, ABORT_TIMEOUT)
+{
+	foreign_ids_run(_metadata, self, 2);
+	EXPECT_ERRNO(EINVAL, self->err[1]);
+}
+
+TEST_F_TIMEOUT(abort_foreign_ids, server_rpc_id_on_server_einval,
+	       ABORT_TIMEOUT)
+{
+	foreign_ids_run(_metadata, self, 3);
+	EXPECT_ERRNO(EINVAL, self->err[2]);
+}
+
+TEST_F_TIMEOUT(abort_foreign_ids, other_sockets_id_einval, ABORT_TIMEOUT)
+{
+	foreign_ids_run(_metadata, self, 4);
+	EXPECT_ERRNO(EINVAL, self->err[3]);
+}
+
+TEST_F_TIMEOUT(abort_foreign_ids, change_nothing, ABORT_TIMEOUT)
+{
+	foreign_ids_run(_metadata, self, 5);
+	EXPECT_EQ(-EAGAIN, self->ra);
+	EXPECT_EQ(-EAGAIN, self->rb);
+	EXPECT_ERRNO(0, self->e1);
+	EXPECT_ERRNO(0, self->e2);
+	EXPECT_TRUE(self->ok);
+}
+
+/*
+ * --- 6. bad arguments ------------------------------------------------
+ * Two RPCs outstanding, id1 and id2, and two pages of which the second is
+ * unmapped. Stages 1-5: each of bad_args[] names id1 (EINVAL); 6 the argument
+ * at the unmapped page's start, 7 one whose id and error lie in the
+ * mapped page and the rest in the unmapped one (EFAULT); 8 id1 is still
+ * outstanding and gets its response; 9 abort(id2, MAX_ERRNO).
+ */
+static const struct {
+	const char *what;
+	int error, pad1;
+	uint64_t pad2_0, pad2_1;
+} bad_args[] = {
+	{ "error -1", -1, 0, 0, 0 },
+	{ "error 4096", MAX_ERRNO + 1, 0, 0, 0 },
+	{ "_pad1 1", ECANCELED, 1, 0, 0 },
+	{ "_pad2[0] 1", ECANCELED, 0, 1, 0 },
+	{ "_pad2[1] 1", ECANCELED, 0, 0, 1 },
+};
+
+#define NUM_BAD ((int)ARRAY_SIZE(bad_args))
+
+FIXTURE(abort_bad_args) {
+	uint16_t port;
 	struct node srv, a;
-	long page = sysconf(_SC_PAGESIZE);
-	uint8_t *map = MAP_FAILED;
-	int err, i;
-	ssize_t r;
+	uint64_t id1, id2;
+	uint8_t *map;
+	size_t page;
+	int err_bad[NUM_BAD], err_unmapped, err_crossing, err_answer;
+	int err_max;
 	long r1;
+	ssize_t r_max;
 	bool ok;
-	static const struct {
-		const char *what;
-		int error, pad1;
-		uint64_t pad2_0, pad2_1;
-	} bad[] = {
-		{ "error -1", -1, 0, 0, 0 },
-		{ "error 4096", MAX_ERRNO + 1, 0, 0, 0 },
-		{ "_pad1 1", ECANCELED, 1, 0, 0 },
-		{ "_pad2[0] 1", ECANCELED, 0, 1, 0 },
-		{ "_pad2[1] 1", ECANCELED, 0, 0, 1 },
-	};
+};
 
-	node_init(&a);
-	err = node_open(&srv, port);
-	if (!err)
-		err = node_open(&a, 0);
-	if (!err)
-		err = node_send(&a, port, 601, &id1);
-	if (!err)
-		err = node_send(&a, port, 602, &id2);
-	if (err) {
-		part_fail_rest(&p, err);
-		goto out;
-	}
-	/* Each names the outstanding RPC id1. */
-	for (i = 0; i < (int)ARRAY_SIZE(bad); i++) {
+FIXTURE_VARIANT(abort_bad_args) {
+	int family;
+};
+
+HOMA_FAMILY_VARIANTS(abort_bad_args);
+
+FIXTURE_SETUP(abort_bad_args)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	self->map = MAP_FAILED;
+	self->port = port_base(variant->family) + 6;
+	node_init(&self->srv, variant->family);
+	node_init(&self->a, variant->family);
+	ASSERT_ERRNO(0, node_open(&self->srv, variant->family, self->port));
+	ASSERT_ERRNO(0, node_open(&self->a, variant->family, 0));
+	ASSERT_ERRNO(0, node_send(&self->a, self->port, 601, &self->id1));
+	ASSERT_ERRNO(0, node_send(&self->a, self->port, 602, &self->id2));
+	ASSERT_GT(page, 0);
+	self->page = (size_t)page;
+	self->map = mmap(NULL, 2 * self->page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->map) TH_LOG("mmap: %s", strerror(errno));
+	ASSERT_ERRNO(0, sys_err(munmap(self->map + self->page, self->page)));
+}
+
+FIXTURE_TEARDOWN(abort_bad_args)
+{
+	if (self->map != MAP_FAILED)
+		munmap(self->map, self->page);
+	node_close(&self->a);
+	node_close(&self->srv);
+}
+
+static void bad_args_run(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(abort_bad_args) *self, int last)
+{
+	struct homa_abort_args args;
+	uint8_t *end = self->map + self->page;
+	int i;
+
+	for (i = 0; i < NUM_BAD; i++) {
 		memset(&args, 0, sizeof(args));
-		args.id = id1;
-		args.error = bad[i].error;
-		args._pad1 = bad[i].pad1;
-		args._pad2[0] = bad[i].pad2_0;
-		args._pad2[1] = bad[i].pad2_1;
-		err = abort_raw(a.ep.fd, &args);
-		ktap_diag(&k, "HOMAIOCABORT(id, %s): %s", bad[i].what,
-			  errno_name(err));
-		part_errno(&p, err, EINVAL);
+		args.id = self->id1;
+		args.error = bad_args[i].error;
+		args._pad1 = bad_args[i].pad1;
+		args._pad2[0] = bad_args[i].pad2_0;
+		args._pad2[1] = bad_args[i].pad2_1;
+		self->err_bad[i] = abort_raw(self->a.ep.fd, &args);
+		TH_LOG("HOMAIOCABORT(id, %s): %s", bad_args[i].what,
+		       errno_name(self->err_bad[i]));
+		if (last == i + 1)
+			return;
 	}
 
-	/* Two pages, the second unmapped: the argument at its start, and
-	 * one whose id and error lie in the first page and the rest in the
-	 * second.
-	 */
-	if (page > 0)
-		map = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (map == MAP_FAILED || munmap(map + page, (size_t)page)) {
-		ktap_diag(&k, "mmap/munmap: %s", strerror(errno));
-		part_result(&p, false);
-		part_result(&p, false);
-	} else {
-		err = abort_raw(a.ep.fd, map + page);
-		ktap_diag(&k, "HOMAIOCABORT(unmapped %p): %s",
-			  (void *)(map + page), errno_name(err));
-		part_errno(&p, err, EFAULT);
+	self->err_unmapped = abort_raw(self->a.ep.fd, end);
+	TH_LOG("HOMAIOCABORT(unmapped %p): %s", (void *)end,
+	       errno_name(self->err_unmapped));
+	if (last == 6)
+		return;
 
-		memset(&args, 0, sizeof(args));
-		args.id = id1;
-		args.error = ECANCELED;
-		memcpy(map + page - 16, &args, 16);
-		err = abort_raw(a.ep.fd, map + page - 16);
-		ktap_diag(&k, "HOMAIOCABORT(%p: id and error mapped, the rest not): %s",
-			  (void *)(map + page - 16), errno_name(err));
-		part_errno(&p, err, EFAULT);
-	}
-	if (map != MAP_FAILED)
-		munmap(map, (size_t)page);
+	memset(&args, 0, sizeof(args));
+	args.id = self->id1;
+	args.error = ECANCELED;
+	memcpy(end - 16, &args, 16);
+	self->err_crossing = abort_raw(self->a.ep.fd, end - 16);
+	TH_LOG("HOMAIOCABORT(%p: id and error mapped, the rest not): %s",
+	       (void *)(end - 16), errno_name(self->err_crossing));
+	if (last == 7)
+		return;
 
-	r1 = node_poll_id(&a, id1);
-	err = node_answer(&srv, 601, 5000);
-	ktap_diag(&k, "after them: recvmsg(id1) MSG_DONTWAIT %s; answered: %s",
-		  errno_name((int)r1), errno_name(err));
-	ok = !err && node_response_ok(&a, id1, 601, port, 5000, "id1");
-	part_result(&p, r1 == -EAGAIN && ok);
+	self->r1 = node_poll_id(&self->a, self->id1);
+	self->err_answer = node_answer(&self->srv, 601, 5000);
+	TH_LOG("after them: recvmsg(id1) MSG_DONTWAIT %s; answered: %s",
+	       errno_name((int)self->r1), errno_name(self->err_answer));
+	self->ok = !self->err_answer &&
+		   node_response_ok(_metadata, &self->a, self->id1, 601,
+				    self->port, 5000, "id1");
+	if (last == 8)
+		return;
 
 	/* MAX_ERRNO is the largest error accepted, and recvmsg reports it. */
-	err = homa_abort(a.ep.fd, id2, MAX_ERRNO);
-	r = homa_receive_within(a.ep.fd, &a.rx, 0, id2, 2000);
-	ktap_diag(&k, "HOMAIOCABORT(id2, %d): %s; recvmsg: %zd (errno %ld), id %llu",
-		  MAX_ERRNO, errno_name(err), r < 0 ? (ssize_t)-1 : r,
-		  r < 0 ? (long)-r : 0L, (unsigned long long)a.rx.ctl.id);
-	part_result(&p, !err && error_ok(&a.rx, r, id2, 602, MAX_ERRNO));
-out:
-	node_close(&a);
-	node_close(&srv);
+	self->err_max = homa_abort(self->a.ep.fd, self->id2, MAX_ERRNO);
+	self->r_max = homa_receive_within(self->a.ep.fd, &self->a.rx, 0,
+					  self->id2, 2000);
+	TH_LOG("HOMAIOCABORT(id2, %d): %s; recvmsg: %zd (errno %ld), id %llu",
+	       MAX_ERRNO, errno_name(self->err_max),
+	       self->r_max < 0 ? (ssize_t)-1 : self->r_max,
+	       self->r_max < 0 ? (long)-self->r_max : 0L,
+	       (unsigned long long)self->a.rx.ctl.id);
 }
 
-/* --- 7. the ioctl on a UDP socket ------------------------------------ */
-
-static void test_udp(void)
+TEST_F_TIMEOUT(abort_bad_args, error_negative_einval, ABORT_TIMEOUT)
 {
-	struct part p = PART(udp_cases);
-	uint16_t port = base + 7;
-	struct homa_abort_args args;
+	bad_args_run(_metadata, self, 1);
+	EXPECT_ERRNO(EINVAL, self->err_bad[0]);
+}
+
+TEST_F_TIMEOUT(abort_bad_args, error_4096_einval, ABORT_TIMEOUT)
+{
+	bad_args_run(_metadata, self, 2);
+	EXPECT_ERRNO(EINVAL, self->err_bad[1]);
+}
+
+TEST_F_TIMEOUT(abort_bad_args, pad1_einval, ABORT_TIMEOUT)
+{
+	bad_args_run(_metadata, self, 3);
+	EXPECT_ERRNO(EINVAL, self->err_bad[2]);
+}
+
+TEST_F_TIMEOUT(abort_bad_args, pad2_0_einval, ABORT_TIMEOUT)
+{
+	bad_args_run(_metadata, self, 4);
+	EXPECT_ERRNO(EINVAL, self->err_bad[3]);
+}
+
+TEST_F_TIMEOUT(abort_bad_args, pad2_1_einval, ABORT_TIMEOUT)
+{
+	bad_args_run(_metadata, self, 5);
+	EXPECT_ERRNO(EINVAL, self->err_bad[4]);
+}
+
+TEST_F_TIMEOUT(abort_bad_args, unmapped_pointer_efault, ABORT_TIMEOUT)
+{
+	bad_args_run(_metadata, self, 6);
+	EXPECT_ERRNO(EFAULT, self->err_unmapped);
+}
+
+TEST_F_TIMEOUT(abort_bad_args, args_crossing_into_unmapped_page_efault,
+	       ABORT_TIMEOUT)
+{
+	bad_args_run(_metadata, self, 7);
+	EXPECT_ERRNO(EFAULT, self->err_crossing);
+}
+
+TEST_F_TIMEOUT(abort_bad_args, change_nothing, ABORT_TIMEOUT)
+{
+	bad_args_run(_metadata, self, 8);
+	EXPECT_EQ(-EAGAIN, self->r1);
+	EXPECT_TRUE(self->ok);
+}
+
+TEST_F_TIMEOUT(abort_bad_args, error_4095_accepted, ABORT_TIMEOUT)
+{
+	bad_args_run(_metadata, self, 9);
+	EXPECT_ERRNO(0, self->err_max);
+	EXPECT_TRUE(error_ok(&self->a.rx, self->r_max, self->id2, 602,
+			     MAX_ERRNO));
+}
+
+/*
+ * --- 7. the ioctl on a UDP socket ------------------------------------
+ * Stages: 1 HOMAIOCABORT on a UDP socket, naming a Homa RPC (the errno
+ * is printed); 2 the Homa RPC is still outstanding and gets its
+ * response.
+ */
+FIXTURE(abort_on_udp_socket) {
+	uint16_t port;
 	struct node srv, a;
-	uint64_t id1 = 0;
-	int err, udp = -1, rc, uerr;
+	uint64_t id1;
+	int udp, rc, uerr, err;
 	long r1;
+	bool ok;
+};
 
-	node_init(&a);
-	err = node_open(&srv, port);
-	if (!err)
-		err = node_open(&a, 0);
-	if (!err)
-		err = node_send(&a, port, 701, &id1);
-	if (!err) {
-		udp = socket(family, SOCK_DGRAM, IPPROTO_UDP);
-		err = udp < 0 ? -errno : 0;
-	}
-	if (err) {
-		part_fail_rest(&p, err);
-		goto out;
-	}
-	memset(&args, 0, sizeof(args));
-	args.id = id1;
-	args.error = ECANCELED;
-	rc = ioctl(udp, HOMAIOCABORT, &args);
-	uerr = rc < 0 ? errno : 0;
-	ktap_diag(&k, "ioctl(UDP socket, HOMAIOCABORT, Homa RPC %llu) = %d, errno %s (%d)",
-		  (unsigned long long)id1, rc, errno_name(uerr), uerr);
-	part_result(&p, rc == -1 && uerr != 0);
+FIXTURE_VARIANT(abort_on_udp_socket) {
+	int family;
+};
 
-	r1 = node_poll_id(&a, id1);
-	err = node_answer(&srv, 701, 5000);
-	ktap_diag(&k, "Homa RPC: recvmsg MSG_DONTWAIT %s; answered: %s",
-		  errno_name((int)r1), errno_name(err));
-	part_result(&p, r1 == -EAGAIN && !err &&
-		    node_response_ok(&a, id1, 701, port, 5000, "Homa RPC"));
-out:
-	if (udp >= 0)
-		close(udp);
-	node_close(&a);
-	node_close(&srv);
-}
+HOMA_FAMILY_VARIANTS(abort_on_udp_socket);
 
-int main(int argc, char **argv)
+FIXTURE_SETUP(abort_on_udp_socket)
 {
-	static const struct option opts[] = {
-		{ "family", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
-	};
-	static const struct {
-		const char *name;
-		void (*run)(void);
-	} parts[] = {
-		{ "abort_one_of_three", test_one_of_three },
-		{ "abort_error0_frees", test_free },
-		{ "abort_error0_wakes", test_wake },
-		{ "abort_all_eio", test_all },
-		{ "abort_foreign_ids", test_foreign },
-		{ "abort_bad_args", test_badargs },
-		{ "abort_on_udp_socket", test_udp },
-	};
-	struct watchdog wd;
-	size_t i;
-	int c;
-
-	while ((c = getopt_long(argc, argv, "f:", opts, NULL)) != -1) {
-		if (c == 'f')
-			family = homa_family_parse(optarg);
-		if (c != 'f' || family < 0) {
-			fprintf(stderr, "usage: %s [--family 4|6]\n", argv[0]);
-			return 2;
-		}
-	}
-	resp_buf = malloc(RESP_MAX);
-	if (!resp_buf)
-		return 1;
-	base = family == AF_INET ? 5300 : 5400;
-	ktap_start(&k, (int)NUM_CASES);
-	ktap_diag(&k, "family %d, server ports %u..%u", family == AF_INET ? 4 : 6,
-		  base + 1, base + 14);
-	watchdog_start(&wd, &k);
-	for (i = 0; i < ARRAY_SIZE(parts); i++) {
-		watchdog_arm(&wd, 90, parts[i].name);
-		parts[i].run();
-	}
-	watchdog_disarm(&wd);
-	watchdog_stop(&wd);
-	free(resp_buf);
-	return ktap_finish(&k);
+	self->udp = -1;
+	self->port = port_base(variant->family) + 7;
+	node_init(&self->srv, variant->family);
+	node_init(&self->a, variant->family);
+	ASSERT_ERRNO(0, node_open(&self->srv, variant->family, self->port));
+	ASSERT_ERRNO(0, node_open(&self->a, variant->family, 0));
+	ASSERT_ERRNO(0, node_send(&self->a, self->port, 701, &self->id1));
+	self->udp = socket(variant->family, SOCK_DGRAM, IPPROTO_UDP);
+	ASSERT_ERRNO(0, sys_err(self->udp));
 }
+
+FIXTURE_TEARDOWN(abort_on_udp_socket)
+{
+	if (self->udp >= 0)
+		close(self->udp);
+	node_close(&self->a);
+	node_close(&self->srv);
+}
+
+static void on_udp_run(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(abort_on_udp_socket) *self, int last)
+{
+	struct homa_abort_args args;
+
+	memset(&args, 0, sizeof(args));
+	args.id = self->id1;
+	args.error = ECANCELED;
+	self->rc = ioctl(self->udp, HOMAIOCABORT, &args);
+	self->uerr = self->rc < 0 ? errno : 0;
+	TH_LOG("ioctl(UDP socket, HOMAIOCABORT, Homa RPC %llu) = %d, errno %s (%d)",
+	       (unsigned long long)self->id1, self->rc,
+	       errno_name(self->uerr), self->uerr);
+	if (last == 1)
+		return;
+
+	self->r1 = node_poll_id(&self->a, self->id1);
+	self->err = node_answer(&self->srv, 701, 5000);
+	TH_LOG("Homa RPC: recvmsg MSG_DONTWAIT %s; answered: %s",
+	       errno_name((int)self->r1), errno_name(self->err));
+	self->ok = !self->err &&
+		   node_response_ok(_metadata, &self->a, self->id1, 701,
+				    self->port, 5000, "Homa RPC");
+}
+
+TEST_F_TIMEOUT(abort_on_udp_socket, fails, ABORT_TIMEOUT)
+{
+	on_udp_run(_metadata, self, 1);
+	EXPECT_EQ(-1, self->rc);
+	EXPECT_NE(0, self->uerr);
+}
+
+TEST_F_TIMEOUT(abort_on_udp_socket, homa_rpc_unaffected, ABORT_TIMEOUT)
+{
+	on_udp_run(_metadata, self, 2);
+	EXPECT_EQ(-EAGAIN, self->r1);
+	EXPECT_ERRNO(0, self->err);
+	EXPECT_TRUE(self->ok);
+}
+
+TEST_HARNESS_MAIN

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * homa_test_fuzz [--seconds S] [--seed N] [--uid U]
+ * homa_test_fuzz [--seconds S] [--seed N] [--uid U] [-- HARNESS ARGS]
  *
  * A syscall fuzzer for Homa sockets. A root "victim" process runs an echo
  * server and a client that exchange secret-patterned messages; the fuzzer
@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
@@ -32,16 +33,23 @@
 #include "echo.h"
 #include "homa_addr.h"
 #include "homa_msg.h"
+#include "harness.h"
 #include "homa_sock.h"
-#include "ktap.h"
 #include "payload.h"
 #include "rpc_client.h"
 
 #define VICTIM_PORT 730
 #define SECRET 0xC5
 #define NSOCK 6
+/* The test's timeout: the fuzzing, the victim's 5 s more, and room. */
+#define FUZZ_TIMEOUT 600
+#define MAX_SECONDS (FUZZ_TIMEOUT - 100)
 
-static struct ktap k;
+/* The options, for the test to read. */
+static struct {
+	int seconds;
+	int uid;
+} cfg = { .seconds = 40, .uid = 65534 };
 
 static long long now_ms(void)
 {
@@ -90,17 +98,41 @@ static void *bad_ptr(void *good)
 	return (void *)pick(v, sizeof(v) / sizeof(v[0]));
 }
 
+/*
+ * One fuzzer socket. @region/@rlen is the memory the fuzzer mapped;
+ * @kstart/@klen the region the kernel took for the socket (the last
+ * SO_HOMA_RCVBUF that succeeded; @klen 0: none). They differ when a
+ * fuzzed SO_HOMA_RCVBUF was accepted (a longer length, another start) or
+ * the mapping was removed under the socket: bpage offsets are checked
+ * against the kernel's region, bytes are read only where both agree.
+ */
 struct fsock {
 	int fd;
 	int family;
 	uint8_t *region;
 	size_t rlen;
+	uintptr_t kstart;
+	size_t klen;
 	struct homa_rx rx;
 };
 
 static struct fsock s[NSOCK];
 static long ops, received, bad_offsets, secret_seen, region_faults;
 static uint8_t *sendbuf;
+
+/* Learns the region the kernel has for @f now (SO_HOMA_RCVBUF). */
+static void sync_region(struct fsock *f)
+{
+	struct homa_rcvbuf_args a;
+	socklen_t len = sizeof(a);
+
+	f->klen = 0;
+	if (getsockopt(f->fd, IPPROTO_HOMA, SO_HOMA_RCVBUF, &a, &len) == 0 &&
+	    len == sizeof(a)) {
+		f->kstart = (uintptr_t)a.start;
+		f->klen = (size_t)a.length;
+	}
+}
 
 static void open_sock(struct fsock *f)
 {
@@ -109,6 +141,7 @@ static void open_sock(struct fsock *f)
 	f->family = rnd() % 2 ? AF_INET : AF_INET6;
 	f->fd = socket(f->family, SOCK_DGRAM, IPPROTO_HOMA);
 	homa_rx_init(&f->rx);
+	f->klen = 0;
 	f->rlen = (2 + rnd() % 62) * HOMA_BPAGE_SIZE;
 	f->region = mmap(NULL, f->rlen, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -119,6 +152,14 @@ static void open_sock(struct fsock *f)
 	a.start = (uintptr_t)f->region;
 	a.length = f->rlen;
 	setsockopt(f->fd, IPPROTO_HOMA, SO_HOMA_RCVBUF, &a, sizeof(a));
+	sync_region(f);
+}
+
+/* Whether the kernel's region for @f is the fuzzer's mapping. */
+static bool region_agrees(const struct fsock *f)
+{
+	return f->region && f->klen && f->kstart == (uintptr_t)f->region &&
+	       f->klen <= f->rlen;
 }
 
 static void close_sock(struct fsock *f)
@@ -127,6 +168,7 @@ static void close_sock(struct fsock *f)
 	if (f->region)
 		munmap(f->region, f->rlen);
 	f->region = NULL;
+	f->klen = 0;
 	f->fd = -1;
 }
 
@@ -161,10 +203,12 @@ static void check_received(struct fsock *f, ssize_t n)
 		size_t len = homa_rx_chunk_len(&f->rx, i);
 		uint32_t off = f->rx.ctl.bpage_offsets[i], j;
 
-		if (!f->region || off > f->rlen || len > f->rlen - off) {
+		if (off > f->klen || len > f->klen - off) {
 			bad_offsets++;
 			return;
 		}
+		if (!region_agrees(f))
+			continue;
 		/* The victim's messages are all SECRET bytes; ours never
 		 * have 32 in a row.
 		 */
@@ -226,7 +270,8 @@ static void op_recvmsg(struct fsock *f)
 		if (n > 0) {
 			check_received(f, n);
 			/* Answer requests (odd ids) now and then. */
-			if ((f->rx.ctl.id & 1) && rnd() % 2) {
+			if ((f->rx.ctl.id & 1) && rnd() % 2 &&
+			    region_agrees(f)) {
 				struct iovec iov[HOMA_MAX_BPAGES];
 				int c = homa_rx_iov(&(struct homa_region){
 					f->region, f->rlen }, &f->rx, iov);
@@ -258,8 +303,7 @@ static void op_recvmsg(struct fsock *f)
 			bad_offsets++;
 		else
 			for (i = 0; i < ctl.num_bpages; i++)
-				if (!f->region ||
-				    ctl.bpage_offsets[i] >= f->rlen)
+				if (ctl.bpage_offsets[i] >= f->klen)
 					bad_offsets++;
 		/* These bpages are lost to this socket: fine. */
 	}
@@ -274,6 +318,7 @@ static void op_setsockopt(struct fsock *f)
 		setsockopt(f->fd, (int)(rnd() % 2 ? IPPROTO_HOMA : rint_b()),
 			   (int)(rnd() % 2 ? SO_HOMA_RCVBUF : rint_b()),
 			   bad_ptr(junk), (socklen_t)(rint_b() % 100));
+		sync_region(f);
 		return;
 	}
 	/* A new region, sometimes odd: unaligned, huge, unmapped. */
@@ -283,6 +328,7 @@ static void op_setsockopt(struct fsock *f)
 		a.start = (uintptr_t)bad_ptr(f->region);
 	setsockopt(f->fd, IPPROTO_HOMA, SO_HOMA_RCVBUF, &a,
 		   (socklen_t)(rnd() % 8 ? sizeof(a) : rint_b() % 40));
+	sync_region(f);
 }
 
 static void op_getsockopt(struct fsock *f)
@@ -444,44 +490,48 @@ static int victim(int seconds)
 	return bad == 0 && n > 0 ? 0 : 1;
 }
 
-int main(int argc, char **argv)
+/*
+ * An unprivileged fuzzer cannot reach what is not its own: for --seconds
+ * it calls everything on its own Homa sockets while a root victim runs
+ * RPCs with secret bytes. One fuzzing run is the scenario, so its five
+ * checks are one case: the fuzzer ran to the end, it received messages
+ * of its own, every received bpage lay inside its own region, it never
+ * saw the victim's bytes, and the victim's RPCs all completed intact.
+ */
+FIXTURE(fuzz) {
+};
+
+FIXTURE_SETUP(fuzz)
 {
-	int seconds = 40, uid = 65534, i, st;
+}
+
+FIXTURE_TEARDOWN(fuzz)
+{
+}
+
+TEST_F_TIMEOUT(fuzz, unprivileged_fuzzer_contained, FUZZ_TIMEOUT)
+{
+	long vals[6] = { 0 };	/* what the fuzzer counted; [5]: it finished */
+	int pipefd[2], st;
 	pid_t vpid, fpid;
 	long long t0;
-	int pipefd[2];
-	long vals[6] = { 0 };
 
-	seed = 20240612;
-	for (i = 1; i < argc - 1; i++) {
-		if (!strcmp(argv[i], "--seconds"))
-			seconds = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--seed"))
-			seed = (unsigned int)strtoul(argv[i + 1], NULL, 0);
-		else if (!strcmp(argv[i], "--uid"))
-			uid = atoi(argv[i + 1]);
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGPIPE, SIG_IGN);
-	/* Some requests go to the other guest of the lab run. */
-	if (!homa_lab_addr("G1", AF_INET) || !homa_lab_addr("G1", AF_INET6))
-		return 2;
-	ktap_start(&k, 5);
-	ktap_diag(&k, "seed %u, %d s, fuzzer uid %d", seed, seconds, uid);
+	TH_LOG("seed %u, %d s, fuzzer uid %d", seed, cfg.seconds, cfg.uid);
 	t0 = now_ms();
 	vpid = fork();
+	ASSERT_GE(vpid, 0);
 	if (vpid == 0)
-		_exit(victim(seconds + 5));
+		_exit(victim(cfg.seconds + 5));
 	usleep(300000);
-	if (pipe(pipefd))
-		return 1;
+	ASSERT_EQ(0, pipe(pipefd));
 	fpid = fork();
+	ASSERT_GE(fpid, 0);
 	if (fpid == 0) {
 		close(pipefd[0]);
-		if (setgroups(0, NULL) || setgid((gid_t)uid) ||
-		    setuid((uid_t)uid) || getuid() != (uid_t)uid)
+		if (setgroups(0, NULL) || setgid((gid_t)cfg.uid) ||
+		    setuid((uid_t)cfg.uid) || getuid() != (uid_t)cfg.uid)
 			_exit(3);
-		fuzz(seconds);
+		fuzz(cfg.seconds);
 		vals[0] = ops;
 		vals[1] = received;
 		vals[2] = bad_offsets;
@@ -497,21 +547,65 @@ int main(int argc, char **argv)
 		vals[5] = 0;
 	st = -1;
 	waitpid(fpid, &st, 0);
-	ktap_result(&k, vals[5] == 1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		    "the unprivileged fuzzer ran %d s: %ld calls (exit status %#x)",
-		    seconds, vals[0], st);
-	ktap_result(&k, vals[1] > 0, "it received %ld messages of its own",
-		    vals[1]);
-	ktap_result(&k, vals[2] == 0,
-		    "every received bpage lay inside the receiver's own region (%ld outside)",
-		    vals[2]);
-	ktap_result(&k, vals[3] == 0,
-		    "it never saw the victim's bytes (%ld times)", vals[3]);
+	TH_LOG("the unprivileged fuzzer ran %d s: %ld calls (exit status %#x)",
+	       cfg.seconds, vals[0], st);
+	EXPECT_TRUE(vals[5] == 1 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		TH_LOG("the fuzzer did not run to the end");
+	TH_LOG("it received %ld messages of its own", vals[1]);
+	EXPECT_GT(vals[1], 0);
+	TH_LOG("received bpages outside the receiver's own region: %ld",
+	       vals[2]);
+	EXPECT_EQ(0, vals[2]);
+	TH_LOG("times it saw the victim's bytes: %ld", vals[3]);
+	EXPECT_EQ(0, vals[3]);
 	st = -1;
 	waitpid(vpid, &st, 0);
-	ktap_result(&k, WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		    "the root victim's RPCs all completed with their own bytes");
-	ktap_diag(&k, "fuzzing took %lld ms (regions unmapped under sockets: %ld)",
-		  now_ms() - t0, vals[4]);
-	return ktap_finish(&k);
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		TH_LOG("the root victim's RPCs did not all complete with their own bytes (status %#x)",
+		       st);
+	TH_LOG("fuzzing took %lld ms (regions unmapped under sockets: %ld)",
+	       now_ms() - t0, vals[4]);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: homa_test_fuzz [--seconds S (1..%d)] [--seed N] [--uid U] [-- HARNESS ARGS]\n",
+		MAX_SECONDS);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "seconds", required_argument, NULL, 's' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "uid", required_argument, NULL, 'u' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	seed = 20240612;
+	while ((c = getopt_long(argc, argv, "s:S:u:", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			cfg.seconds = atoi(optarg);
+			break;
+		case 'S':
+			seed = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'u':
+			cfg.uid = atoi(optarg);
+			break;
+		default:
+			usage();
+		}
+	}
+	if (cfg.seconds < 1 || cfg.seconds > MAX_SECONDS)
+		usage();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+	/* Some requests go to the other guest of the lab run. */
+	if (!homa_lab_addr("G1", AF_INET) || !homa_lab_addr("G1", AF_INET6))
+		return 2;
+	return homa_harness_run(argc, argv, optind);
 }

@@ -40,14 +40,17 @@
  *     limits resend_peer_limit, rexmit_peer_kb, max_server_rpcs and
  *     max_server_rpcs_per_peer can be read (their defaults) but not
  *     written (EACCES), and the timing parameters can (timeout_ticks);
- *     not with --no-userns (a kernel without user namespaces).
+ *     left out with --no-userns (a kernel without user namespaces).
  *
  * Each namespace is made by a forked process (unshare(CLONE_NEWNET), lo
  * brought up with SIOCSIFFLAGS) that does what this process asks through
- * a pipe and answers through another; only this process prints. The
- * initial namespace's timeout_ticks is restored at the end.
+ * a pipe and answers through another; only the test prints. Each test
+ * sets the initial namespace's timeout_ticks to INIT_TIMEOUT_TICKS first
+ * and restores it at its end.
  *
- * usage: homa_test_netns [--family 4|6] [--no-userns]
+ * Every test runs over IPv4 and IPv6 (variants ipv4, ipv6).
+ *
+ * usage: homa_test_netns [--no-userns] [-- HARNESS OPTIONS (-v ipv4 ...)]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -68,14 +71,12 @@
 #include <unistd.h>
 
 #include "echo.h"
-#include "expect.h"
+#include "harness.h"
 #include "homa_addr.h"
 #include "homa_msg.h"
 #include "homa_sock.h"
 #include "homa_sysctl.h"
-#include "ktap.h"
 #include "rpc_client.h"
-#include "watchdog.h"
 
 #define SYSCTL_DIR		"/proc/sys/net/homa"
 #define METRICS_FILE		"/proc/net/homa_metrics"
@@ -111,8 +112,6 @@ static const char *const module_wide_sysctls[] = {
 	"reap_limit", "dead_buffs_limit", "peer_idle_secs", "rcvmem_max_kb",
 	"link_mbps", "max_nic_queue_ns", "throttle_min_bytes",
 };
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* What a namespace's process is asked to do. */
 enum ns_op {
@@ -162,12 +161,17 @@ struct ns_agent {
 };
 
 struct netns_test {
-	struct ktap k;
-	struct watchdog wd;
+	struct __test_metadata *md;	/* the test, for its "#" lines */
 	int family;
 	long old_timeout;	/* the initial namespace's, to restore */
 	int timeout_err;	/* setting it to INIT_TIMEOUT_TICKS */
 };
+
+/* A "#" line of @t's test (TH_LOG outside the test's own function). */
+#define NS_LOG(t, fmt, ...) do { \
+	struct __test_metadata *_metadata = (t)->md; \
+	TH_LOG(fmt, ##__VA_ARGS__); \
+} while (0)
 
 static void reply_fail(struct ns_reply *r, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -426,7 +430,7 @@ static void __attribute__((noreturn)) agent_main(struct ns_agent *a)
 	struct ns_cmd c;
 
 	memset(&r, 0, sizeof(r));
-	/* Not left behind if the test dies (e.g. by its watchdog). */
+	/* Not left behind if the test dies (e.g. by its timeout). */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL))
 		reply_fail(&r, -errno, "prctl(PR_SET_PDEATHSIG): %s",
 			   errno_name(errno));
@@ -475,10 +479,10 @@ static void agent_stop(struct netns_test *t, struct ns_agent *a)
 		p = waitpid(a->pid, &status, 0);
 	while (p < 0 && errno == EINTR);
 	if (p < 0)
-		ktap_diag(&t->k, "waitpid(%d): %s", (int)a->pid,
+		NS_LOG(t, "waitpid(%d): %s", (int)a->pid,
 			  errno_name(errno));
 	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		ktap_diag(&t->k, "%s process ended with status %#x", a->name,
+		NS_LOG(t, "%s process ended with status %#x", a->name,
 			  status);
 	a->pid = 0;
 }
@@ -499,11 +503,11 @@ static bool agent_start_as(struct netns_test *t, struct ns_agent *a,
 	a->name = name;
 	a->userns = userns;
 	if (pipe2(cmd, O_CLOEXEC)) {
-		ktap_diag(&t->k, "pipe2: %s", errno_name(errno));
+		NS_LOG(t, "pipe2: %s", errno_name(errno));
 		return false;
 	}
 	if (pipe2(reply, O_CLOEXEC)) {
-		ktap_diag(&t->k, "pipe2: %s", errno_name(errno));
+		NS_LOG(t, "pipe2: %s", errno_name(errno));
 		close(cmd[0]);
 		close(cmd[1]);
 		return false;
@@ -522,7 +526,7 @@ static bool agent_start_as(struct netns_test *t, struct ns_agent *a,
 	a->cmd_fd = cmd[1];
 	a->reply_fd = reply[0];
 	if (err) {
-		ktap_diag(&t->k, "fork: %s", errno_name(err));
+		NS_LOG(t, "fork: %s", errno_name(err));
 		close(a->cmd_fd);
 		close(a->reply_fd);
 		a->pid = 0;
@@ -530,7 +534,7 @@ static bool agent_start_as(struct netns_test *t, struct ns_agent *a,
 	}
 	err = read_full(a->reply_fd, &r, sizeof(r));
 	if (err || r.err) {
-		ktap_diag(&t->k, "%s: setting up: %s", name,
+		NS_LOG(t, "%s: setting up: %s", name,
 			  err ? "the process died" : r.detail);
 		agent_stop(t, a);
 		return false;
@@ -572,7 +576,7 @@ static bool agent_do(struct netns_test *t, struct ns_agent *a, int op,
 		}
 	}
 	if (r->err && !a->quiet)
-		ktap_diag(&t->k, "%s: %s", a->name, r->detail);
+		NS_LOG(t, "%s: %s", a->name, r->detail);
 	return r->err == 0;
 }
 
@@ -585,122 +589,144 @@ static long long agent_value(struct netns_test *t, struct ns_agent *a,
 	return agent_do(t, a, op, name, 0, &r) ? r.value : -1;
 }
 
-/* child_has_per_namespace_sysctls */
-static bool test_child_sysctls(struct netns_test *t)
-{
-	struct ns_agent child;
-	bool ok = true;
-	long long v;
-	size_t i;
+/*
+ * Each test: the initial namespace's timeout_ticks at INIT_TIMEOUT_TICKS
+ * (so that a child's default shows), put back at the end.
+ */
+FIXTURE(netns) {
+	struct netns_test t;
+};
 
-	if (t->timeout_err) {
-		ktap_diag(&t->k, "initial namespace: timeout_ticks %d: %s",
-			  INIT_TIMEOUT_TICKS, errno_name(t->timeout_err));
-		ok = false;
-	}
-	if (!agent_start(t, &child, "child namespace")) {
-		return false;
-	}
-	for (i = 0; i < ARRAY_SIZE(per_ns_sysctls); i++) {
-		v = agent_value(t, &child, NS_SYSCTL_READ,
-				per_ns_sysctls[i].name);
-		if (v == per_ns_sysctls[i].def)
-			continue;
-		ok = false;
-		if (v >= 0)
-			ktap_diag(&t->k, "child namespace: %s is %lld, want the default %ld",
-				  per_ns_sysctls[i].name, v,
-				  per_ns_sysctls[i].def);
-	}
-	agent_stop(t, &child);
-	return ok;
+FIXTURE_VARIANT(netns) {
+	int family;
+};
+
+HOMA_FAMILY_VARIANTS(netns);
+
+FIXTURE_SETUP(netns)
+{
+	struct netns_test *t = &self->t;
+
+	t->md = _metadata;
+	t->family = variant->family;
+	t->old_timeout = homa_sysctl_read("timeout_ticks");
+	t->timeout_err = t->old_timeout < 0 ? -ENOENT :
+			 homa_sysctl_set("timeout_ticks", INIT_TIMEOUT_TICKS);
 }
 
-/* child_lacks_module_wide_sysctls */
-static bool test_child_lacks_module_wide(struct netns_test *t)
+FIXTURE_TEARDOWN(netns)
 {
+	struct netns_test *t = &self->t;
+
+	if (t->old_timeout > 0 &&
+	    homa_sysctl_set("timeout_ticks", t->old_timeout))
+		TH_LOG("restoring timeout_ticks %ld failed", t->old_timeout);
+}
+
+/*
+ * A new namespace has every per-namespace sysctl, at its default (its
+ * timeout_ticks is 100 while the initial namespace's is 200).
+ */
+TEST_F_TIMEOUT(netns, child_has_per_namespace_sysctls, 30)
+{
+	struct netns_test *t = &self->t;
+	struct ns_agent child;
+	size_t i;
+
+	EXPECT_ERRNO(0, t->timeout_err)
+		TH_LOG("initial namespace: timeout_ticks %d",
+		       INIT_TIMEOUT_TICKS);
+	ASSERT_TRUE(agent_start(t, &child, "child namespace"));
+	for (i = 0; i < ARRAY_SIZE(per_ns_sysctls); i++) {
+		EXPECT_EQ(per_ns_sysctls[i].def,
+			  agent_value(t, &child, NS_SYSCTL_READ,
+				      per_ns_sysctls[i].name))
+			TH_LOG("child namespace: %s, want the default",
+			       per_ns_sysctls[i].name);
+	}
+	agent_stop(t, &child);
+}
+
+/*
+ * The module-wide sysctls are the initial namespace's only: present there,
+ * absent in a child's /proc/sys/net/homa (which exists).
+ */
+TEST_F_TIMEOUT(netns, child_lacks_module_wide_sysctls, 30)
+{
+	struct netns_test *t = &self->t;
 	struct ns_agent init, child;
 	char path[128];
 	struct ns_reply r;
-	bool ok = true;
 	size_t i;
 
 	agent_init(&init, t->family);
-	if (!agent_start(t, &child, "child namespace")) {
-		return false;
-	}
+	ASSERT_TRUE(agent_start(t, &child, "child namespace"));
 	/* Absent names mean something only where the directory exists. */
-	ok = agent_do(t, &child, NS_STAT, SYSCTL_DIR, 0, &r);
+	EXPECT_TRUE(agent_do(t, &child, NS_STAT, SYSCTL_DIR, 0, &r));
+	/* ENOENT is what the child must answer: no line for it. */
+	child.quiet = true;
 	for (i = 0; i < ARRAY_SIZE(module_wide_sysctls); i++) {
 		snprintf(path, sizeof(path), SYSCTL_DIR "/%s",
 			 module_wide_sysctls[i]);
-		if (!agent_do(t, &init, NS_STAT, path, 0, &r))
-			ok = false;
+		EXPECT_TRUE(agent_do(t, &init, NS_STAT, path, 0, &r));
 		memset(&r, 0, sizeof(r));
 		agent_do(t, &child, NS_STAT, path, 0, &r);
-		if (r.err == -ENOENT)
-			continue;
-		ok = false;
-		if (r.err == 0)
-			ktap_diag(&t->k, "child namespace has the module-wide %s",
-				  module_wide_sysctls[i]);
+		EXPECT_EQ(-ENOENT, r.err)
+			TH_LOG("child namespace: %s: %s", path,
+			       r.err ? r.detail : "present");
 	}
 	agent_stop(t, &child);
-	return ok;
 }
 
-/* Whether timeout_ticks of @a's namespace is @want (else a diagnostic). */
-static bool timeout_is(struct netns_test *t, struct ns_agent *a, long want)
+/* timeout_ticks written in one namespace is not seen in the other. */
+TEST_F_TIMEOUT(netns, sysctl_write_stays_in_namespace, 30)
 {
-	long long v = agent_value(t, a, NS_SYSCTL_READ, "timeout_ticks");
-
-	if (v == want)
-		return true;
-	if (v >= 0)
-		ktap_diag(&t->k, "%s: timeout_ticks is %lld, want %ld",
-			  a->name, v, want);
-	return false;
-}
-
-/* sysctl_write_stays_in_namespace */
-static bool test_sysctl_write(struct netns_test *t)
-{
+	struct netns_test *t = &self->t;
 	struct ns_agent init, child;
 	struct ns_reply r;
-	bool ok = !t->timeout_err;
 
+	EXPECT_ERRNO(0, t->timeout_err)
+		TH_LOG("initial namespace: timeout_ticks %d",
+		       INIT_TIMEOUT_TICKS);
 	agent_init(&init, t->family);
-	if (!agent_start(t, &child, "child namespace")) {
-		return false;
-	}
+	ASSERT_TRUE(agent_start(t, &child, "child namespace"));
 	/* The child's write, seen in the child only. */
-	ok = agent_do(t, &child, NS_SYSCTL_WRITE, "timeout_ticks",
-		      CHILD_TIMEOUT_TICKS, &r) && ok;
-	ok = timeout_is(t, &child, CHILD_TIMEOUT_TICKS) && ok;
-	ok = timeout_is(t, &init, INIT_TIMEOUT_TICKS) && ok;
+	EXPECT_TRUE(agent_do(t, &child, NS_SYSCTL_WRITE, "timeout_ticks",
+			     CHILD_TIMEOUT_TICKS, &r));
+	EXPECT_EQ(CHILD_TIMEOUT_TICKS,
+		  agent_value(t, &child, NS_SYSCTL_READ, "timeout_ticks"))
+		TH_LOG("child namespace's timeout_ticks");
+	EXPECT_EQ(INIT_TIMEOUT_TICKS,
+		  agent_value(t, &init, NS_SYSCTL_READ, "timeout_ticks"))
+		TH_LOG("initial namespace's timeout_ticks");
 	/* The initial namespace's write, seen there only. */
-	ok = agent_do(t, &init, NS_SYSCTL_WRITE, "timeout_ticks",
-		      OTHER_TIMEOUT_TICKS, &r) && ok;
-	ok = timeout_is(t, &init, OTHER_TIMEOUT_TICKS) && ok;
-	ok = timeout_is(t, &child, CHILD_TIMEOUT_TICKS) && ok;
+	EXPECT_TRUE(agent_do(t, &init, NS_SYSCTL_WRITE, "timeout_ticks",
+			     OTHER_TIMEOUT_TICKS, &r));
+	EXPECT_EQ(OTHER_TIMEOUT_TICKS,
+		  agent_value(t, &init, NS_SYSCTL_READ, "timeout_ticks"))
+		TH_LOG("initial namespace's timeout_ticks");
+	EXPECT_EQ(CHILD_TIMEOUT_TICKS,
+		  agent_value(t, &child, NS_SYSCTL_READ, "timeout_ticks"))
+		TH_LOG("child namespace's timeout_ticks");
 	agent_do(t, &init, NS_SYSCTL_WRITE, "timeout_ticks",
 		 INIT_TIMEOUT_TICKS, &r);
 	agent_stop(t, &child);
-	return ok;
 }
 
-/* child_has_own_metrics */
-static bool test_child_metrics(struct netns_test *t)
+/*
+ * A new namespace's metrics start at 0 and count its own traffic only;
+ * the next new namespace starts at 0 again.
+ */
+TEST_F_TIMEOUT(netns, child_has_own_metrics, 60)
 {
 	long long c0 = -1, c1 = -1, fresh = -1, i0, i1;
+	struct netns_test *t = &self->t;
 	struct ns_agent init, child;
 	struct ns_reply r;
-	bool echoed = false, ok;
+	bool echoed;
 
 	agent_init(&init, t->family);
-	if (!agent_start(t, &child, "child namespace")) {
-		return false;
-	}
+	ASSERT_TRUE(agent_start(t, &child, "child namespace"));
 	c0 = agent_value(t, &child, NS_METRIC, "rpcs_created");
 	i0 = agent_value(t, &init, NS_METRIC, "rpcs_created");
 	echoed = agent_do(t, &child, NS_ECHO, NULL, ECHO_RPCS, &r);
@@ -712,56 +738,72 @@ static bool test_child_metrics(struct netns_test *t)
 		fresh = agent_value(t, &child, NS_METRIC, "rpcs_created");
 		agent_stop(t, &child);
 	}
-	ktap_diag(&t->k, "measured: child rpcs_created %lld -> %lld over %lld of %d echoes, initial namespace %lld -> %lld, second child %lld",
-		  c0, c1, r.value, ECHO_RPCS, i0, i1, fresh);
-	ok = echoed && c0 == 0 && c1 >= 2 * ECHO_RPCS && i0 >= 0 &&
-	     i1 == i0 && fresh == 0;
-	return ok;
+	TH_LOG("measured: child rpcs_created %lld -> %lld over %lld of %d echoes, initial namespace %lld -> %lld, second child %lld",
+	       c0, c1, r.value, ECHO_RPCS, i0, i1, fresh);
+	EXPECT_TRUE(echoed);
+	EXPECT_EQ(0, c0);
+	EXPECT_GE(c1, 2 * ECHO_RPCS);
+	EXPECT_GE(i0, 0);
+	EXPECT_EQ(i0, i1);
+	EXPECT_EQ(0, fresh);
 }
 
-/* module_wide_metrics_same_in_child */
-static bool test_module_wide_metrics(struct netns_test *t)
+/*
+ * timer_runs, timer_ns and rcvmem_bytes are the module's: the child's
+ * counters lie between two readings in the initial namespace, and the
+ * gauge (not 0: the initial namespace holds unread requests) is the same
+ * in all three.
+ */
+TEST_F_TIMEOUT(netns, module_wide_metrics_same_in_child, 30)
 {
 	static const char *const names[] = {
 		"timer_runs", "timer_ns", "rcvmem_bytes"
 	};
 	long long v[3][ARRAY_SIZE(names)];
+	struct netns_test *t = &self->t;
 	struct ns_agent init, child;
 	struct ns_reply r;
-	bool ok;
+	bool held;
 	size_t i;
 
 	agent_init(&init, t->family);
-	if (!agent_start(t, &child, "child namespace")) {
-		return false;
-	}
+	ASSERT_TRUE(agent_start(t, &child, "child namespace"));
 	/* Unread requests in the initial namespace keep receive memory. */
-	ok = agent_do(t, &init, NS_HOLD_START, NULL, HOLD_RPCS, &r);
+	held = agent_do(t, &init, NS_HOLD_START, NULL, HOLD_RPCS, &r);
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		v[0][i] = agent_value(t, &init, NS_METRIC, names[i]);
 		v[1][i] = agent_value(t, &child, NS_METRIC, names[i]);
 		v[2][i] = agent_value(t, &init, NS_METRIC, names[i]);
-		ktap_diag(&t->k, "measured: %s: initial namespace %lld, child %lld, initial namespace %lld",
-			  names[i], v[0][i], v[1][i], v[2][i]);
+		TH_LOG("measured: %s: initial namespace %lld, child %lld, initial namespace %lld",
+		       names[i], v[0][i], v[1][i], v[2][i]);
 	}
 	agent_stop(t, &init);
 	agent_stop(t, &child);
+	EXPECT_TRUE(held);
 	/* Counters: the child's lies between two readings of the module's. */
-	for (i = 0; i < 2; i++)
-		ok = ok && v[0][i] > 0 && v[0][i] <= v[1][i] &&
-		     v[1][i] <= v[2][i];
+	for (i = 0; i < 2; i++) {
+		EXPECT_GT(v[0][i], 0) TH_LOG("%s", names[i]);
+		EXPECT_LE(v[0][i], v[1][i]) TH_LOG("%s", names[i]);
+		EXPECT_LE(v[1][i], v[2][i]) TH_LOG("%s", names[i]);
+	}
 	/* The gauge does not move while the requests wait. */
-	ok = ok && v[0][2] > 0 && v[1][2] == v[0][2] && v[2][2] == v[0][2];
-	return ok;
+	EXPECT_GT(v[0][2], 0);
+	EXPECT_EQ(v[0][2], v[1][2]);
+	EXPECT_EQ(v[0][2], v[2][2]);
 }
 
-/* limit_applies_per_namespace */
-static bool test_limit_per_namespace(struct netns_test *t)
+/*
+ * max_server_rpcs 1 in a child: of HOLD_RPCS requests to a server that
+ * does not read, one is admitted and the rest dropped there, none counted
+ * in the initial namespace; the same requests in the initial namespace
+ * (default limit), while the child keeps its limit, are all admitted.
+ */
+TEST_F_TIMEOUT(netns, limit_applies_per_namespace, 60)
 {
 	long long d0, d1, d2, max_rpcs, max_peer;
+	struct netns_test *t = &self->t;
 	struct ns_agent init, child;
 	struct ns_reply rc, ri;
-	bool ok = true;
 
 	agent_init(&init, t->family);
 	memset(&rc, 0, sizeof(rc));
@@ -769,37 +811,46 @@ static bool test_limit_per_namespace(struct netns_test *t)
 	max_rpcs = agent_value(t, &init, NS_SYSCTL_READ, "max_server_rpcs");
 	max_peer = agent_value(t, &init, NS_SYSCTL_READ,
 			       "max_server_rpcs_per_peer");
-	if (max_rpcs < HOLD_RPCS || max_peer < HOLD_RPCS) {
-		ktap_diag(&t->k, "initial namespace: limits %lld and %lld per peer, want >= %d",
-			  max_rpcs, max_peer, HOLD_RPCS);
-		ok = false;
-	}
-	if (!agent_start(t, &child, "child namespace")) {
-		return false;
-	}
-	ok = agent_do(t, &child, NS_SYSCTL_WRITE, "max_server_rpcs", 1, &rc) &&
-	     ok;
+	EXPECT_GE(max_rpcs, HOLD_RPCS)
+		TH_LOG("initial namespace: max_server_rpcs");
+	EXPECT_GE(max_peer, HOLD_RPCS)
+		TH_LOG("initial namespace: max_server_rpcs_per_peer");
+	ASSERT_TRUE(agent_start(t, &child, "child namespace"));
+	EXPECT_TRUE(agent_do(t, &child, NS_SYSCTL_WRITE, "max_server_rpcs", 1,
+			     &rc));
 	d0 = agent_value(t, &init, NS_METRIC, "drop_rpc_limit");
-	ok = agent_do(t, &child, NS_HOLD_START, NULL, HOLD_RPCS, &rc) && ok;
+	EXPECT_TRUE(agent_do(t, &child, NS_HOLD_START, NULL, HOLD_RPCS, &rc));
 	d1 = agent_value(t, &init, NS_METRIC, "drop_rpc_limit");
 	/* The same in the initial namespace while the child has its limit. */
-	ok = agent_do(t, &init, NS_HOLD_START, NULL, HOLD_RPCS, &ri) && ok;
+	EXPECT_TRUE(agent_do(t, &init, NS_HOLD_START, NULL, HOLD_RPCS, &ri));
 	d2 = agent_value(t, &init, NS_METRIC, "drop_rpc_limit");
 	agent_stop(t, &init);
 	agent_stop(t, &child);
-	ktap_diag(&t->k, "measured: %d requests: child (max_server_rpcs 1) %lld admitted, %lld dropped; initial namespace %lld admitted, %lld dropped; initial drop_rpc_limit %lld -> %lld during the child's, %lld after its own",
-		  HOLD_RPCS, rc.value2, rc.value, ri.value2, ri.value, d0, d1,
-		  d2);
-	ok = ok && rc.value >= HOLD_RPCS - 1 && rc.value2 == 1 &&
-	     d0 >= 0 && d1 == d0 && ri.value == 0 && ri.value2 == HOLD_RPCS &&
-	     d2 == d1;
-	return ok;
+	TH_LOG("measured: %d requests: child (max_server_rpcs 1) %lld admitted, %lld dropped; initial namespace %lld admitted, %lld dropped; initial drop_rpc_limit %lld -> %lld during the child's, %lld after its own",
+	       HOLD_RPCS, rc.value2, rc.value, ri.value2, ri.value, d0, d1,
+	       d2);
+	/* The child: one admitted, the rest dropped. */
+	EXPECT_GE(rc.value, HOLD_RPCS - 1);
+	EXPECT_EQ(1, rc.value2);
+	/* Not counted in the initial namespace. */
+	EXPECT_GE(d0, 0);
+	EXPECT_EQ(d0, d1);
+	/* The initial namespace: all admitted, none dropped. */
+	EXPECT_EQ(0, ri.value);
+	EXPECT_EQ(HOLD_RPCS, ri.value2);
+	EXPECT_EQ(d1, d2);
 }
 
-/* dead_namespace_peers_freed */
-static bool test_dead_namespace_peers(struct netns_test *t)
+/*
+ * PEER_NAMESPACES namespaces made and destroyed one after the other, each
+ * with one RPC over its loopback: each starts with peers_live 0 and has 1
+ * after its RPC (a peer of a dead namespace whose struct net address came
+ * back would be found instead, and its count would stay 0).
+ */
+TEST_F_TIMEOUT(netns, dead_namespace_peers_freed, 120)
 {
 	long long before, after, ino[PEER_NAMESPACES];
+	struct netns_test *t = &self->t;
 	int i, j, reused = 0, failed = 0;
 	struct ns_reply rb, re, ra;
 	struct ns_agent child;
@@ -828,126 +879,90 @@ static bool test_dead_namespace_peers(struct netns_test *t)
 		agent_stop(t, &child);
 		why = rb.err ? rb.detail : re.err ? re.detail : ra.detail;
 		if ((!echoed || before != 0 || after != 1) && ++failed <= 3)
-			ktap_diag(&t->k, "%s: peers_live %lld before its RPC, %lld after (want 0 and 1)%s%s",
-				  name, before, after, *why ? ": " : "", why);
+			TH_LOG("%s: peers_live %lld before its RPC, %lld after (want 0 and 1)%s%s",
+			       name, before, after, *why ? ": " : "", why);
 		/* Give the namespace's cleanup (asynchronous) time to run,
 		 * so that the next one may get its memory.
 		 */
 		usleep(100 * 1000);
 	}
-	ktap_diag(&t->k, "measured: %d namespaces, %d wrong, %d with the inode number of one already dead (freed before it was made)",
-		  i, failed, reused);
-	return i == PEER_NAMESPACES && failed == 0;
+	TH_LOG("measured: %d namespaces, %d wrong, %d with the inode number of one already dead (freed before it was made)",
+	       i, failed, reused);
+	EXPECT_EQ(PEER_NAMESPACES, i);
+	EXPECT_EQ(0, failed);
 }
 
-/* The cases, in order: name, watchdog seconds, the check. */
-struct netns_case {
-	const char *name;
-	unsigned int timeout_s;
-	bool (*run)(struct netns_test *t);
-};
-
-/* limits_read_only_in_user_namespace */
-static bool test_userns_limits(struct netns_test *t)
+/*
+ * In a namespace made together with a user namespace (its root is
+ * nobody's root on the host) every per-namespace sysctl reads its
+ * default; the limits cannot be written (EACCES), the timing parameters
+ * can. Left out with --no-userns (a kernel without user namespaces).
+ */
+TEST_F_TIMEOUT(netns, limits_read_only_in_user_namespace, 30)
 {
+	struct netns_test *t = &self->t;
 	struct ns_agent child;
 	struct ns_reply r;
-	bool ok = true;
 	size_t i;
 
-	if (!agent_start_as(t, &child, "namespace of a user namespace", true))
-		return false;
+	ASSERT_TRUE(agent_start_as(t, &child, "namespace of a user namespace",
+				   true));
 	child.quiet = true;
 	for (i = 0; i < ARRAY_SIZE(per_ns_sysctls); i++) {
 		const char *name = per_ns_sysctls[i].name;
 		long def = per_ns_sysctls[i].def;
 		int want = per_ns_sysctls[i].limit ? -EACCES : 0;
 
-		if (agent_value(t, &child, NS_SYSCTL_READ, name) != def) {
-			ktap_diag(&t->k, "%s: cannot read %s's default %ld",
-				  child.name, name, def);
-			ok = false;
-		}
+		EXPECT_EQ(def, agent_value(t, &child, NS_SYSCTL_READ, name))
+			TH_LOG("%s: cannot read %s's default %ld", child.name,
+			       name, def);
 		memset(&r, 0, sizeof(r));
 		agent_do(t, &child, NS_SYSCTL_WRITE, name, def, &r);
-		if (r.err == want)
-			continue;
-		ok = false;
-		ktap_diag(&t->k, "%s: writing %s: %s, want %s", child.name,
-			  name, r.err ? r.detail : "it worked",
-			  want ? errno_name(-want) : "success");
+		EXPECT_EQ(want, r.err)
+			TH_LOG("%s: writing %s: %s, want %s", child.name, name,
+			       r.err ? r.detail : "it worked",
+			       want ? errno_name(-want) : "success");
 	}
 	agent_stop(t, &child);
-	return ok;
 }
-
-static const struct netns_case netns_cases[] = {
-	{ "child_has_per_namespace_sysctls", 30, test_child_sysctls },
-	{ "child_lacks_module_wide_sysctls", 30, test_child_lacks_module_wide },
-	{ "sysctl_write_stays_in_namespace", 30, test_sysctl_write },
-	{ "child_has_own_metrics", 60, test_child_metrics },
-	{ "module_wide_metrics_same_in_child", 30, test_module_wide_metrics },
-	{ "limit_applies_per_namespace", 60, test_limit_per_namespace },
-	{ "dead_namespace_peers_freed", 120, test_dead_namespace_peers },
-	/* Last: left out with --no-userns. */
-	{ "limits_read_only_in_user_namespace", 30, test_userns_limits },
-};
 
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [--family 4|6] [--no-userns]\n", prog);
+	fprintf(stderr, "usage: %s [--no-userns] [-- HARNESS OPTIONS]\n",
+		prog);
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "family", required_argument, NULL, 'f' },
 		{ "no-userns", no_argument, NULL, 'u' },
 		{ NULL, 0, NULL, 0 },
 	};
-	size_t i, ncases = ARRAY_SIZE(netns_cases);
-	static struct netns_test t;
 	bool userns = true;
-	const struct netns_case *c;
-	int opt, status;
+	char **hargv;
+	int opt, i, n;
 
-	t.family = AF_INET;
-	while ((opt = getopt_long(argc, argv, "f:u", opts, NULL)) != -1) {
-		if (opt == 'f')
-			t.family = homa_family_parse(optarg);
-		else if (opt == 'u')
+	while ((opt = getopt_long(argc, argv, "u", opts, NULL)) != -1) {
+		if (opt == 'u')
 			userns = false;
 		else
 			usage(argv[0]);
 	}
-	if (t.family < 0 || optind != argc)
-		usage(argv[0]);
-	if (!userns)
-		ncases--;	/* the user namespace case is last */
 	/* A namespace's process that died must not kill us on a write. */
 	signal(SIGPIPE, SIG_IGN);
+	if (userns)
+		return homa_harness_run(argc, argv, optind);
 
-	ktap_start(&t.k, ncases);
-	ktap_diag(&t.k, "IPv%d", t.family == AF_INET ? 4 : 6);
-	if (watchdog_start(&t.wd, &t.k))
-		ktap_diag(&t.k, "watchdog thread did not start");
-	t.old_timeout = homa_sysctl_read("timeout_ticks");
-	t.timeout_err = t.old_timeout < 0 ? -ENOENT :
-			homa_sysctl_set("timeout_ticks", INIT_TIMEOUT_TICKS);
-
-	for (i = 0; i < ncases; i++) {
-		c = &netns_cases[i];
-		watchdog_arm(&t.wd, c->timeout_s, c->name);
-		ktap_result(&t.k, c->run(&t), "%s", c->name);
-		watchdog_disarm(&t.wd);
-	}
-
-	if (t.old_timeout > 0 &&
-	    homa_sysctl_set("timeout_ticks", t.old_timeout))
-		ktap_diag(&t.k, "restoring timeout_ticks %ld failed",
-			  t.old_timeout);
-	watchdog_stop(&t.wd);
-	status = ktap_finish(&t.k);
-	return status;
+	/* --no-userns: the harness leaves that test out (not a SKIP). */
+	n = argc - optind;
+	hargv = calloc((size_t)n + 4, sizeof(*hargv));
+	if (!hargv)
+		return 2;
+	hargv[0] = argv[0];
+	hargv[1] = "-T";
+	hargv[2] = "limits_read_only_in_user_namespace";
+	for (i = 0; i < n; i++)
+		hargv[3 + i] = argv[optind + i];
+	return homa_harness_run(n + 3, hargv, 1);
 }

@@ -9,22 +9,28 @@
  * this host at most resend_peer_limit per tick, per RPC at most
  * --max-resends, and nearly all answered by a BUSY before the run ends
  * (no queue of control packets between the hosts). The counts per RPC
- * are printed as "# measured".
+ * are printed as "measured". The family is the server address's.
  *
  * hold: --rpcs requests to a socket of this program on loopback that
  * never reads them (so every RPC waits; raise max_server_rpcs_per_peer and
- * max_server_rpcs above N first, or the excess times out) for --hold-ms. No
- * RPC may time out while the server is alive, and the timer's cost per
- * tick (timer_ns / timer_runs) must stay under --max-tick-us. With --dead
- * ADDR (an address of the lab's subnet that no host has, same family), one
- * more request goes there while the RPCs wait: it must fail (ETIMEDOUT,
- * or EHOSTUNREACH from the neighbour's failure) within half a timeout
- * (timeout_ticks) late, however many RPCs the timer looks after.
+ * max_server_rpcs above N first, or the excess times out), over IPv4 and
+ * IPv6 (variants ipv4, ipv6). While they wait --hold-ms, no RPC may time
+ * out, fail or be answered, and the timer's cost per tick (timer_ns /
+ * timer_runs) must stay under --max-tick-us. With --dead ADDR (an address
+ * of the lab's subnet that no host has; once per family), one more
+ * request goes there while the RPCs wait: it must fail (ETIMEDOUT, or
+ * EHOSTUNREACH from the neighbour's failure) within half a timeout
+ * (timeout_ticks) late, however many RPCs the timer looks after. That
+ * test is left out without --dead, and skipped for a family without one
+ * when the other has one.
  *
  * Usage: homa_test_overload [slow] --server ADDR [--port P] [--rpcs N]
- *                           [--max-resends R]
- *        homa_test_overload hold [--family 4|6] [--rpcs N] [--hold-ms MS]
- *                           [--max-tick-us U] [--dead ADDR]
+ *                           [--max-resends R] [-- HARNESS OPTIONS]
+ *        homa_test_overload hold [--rpcs N] [--hold-ms MS]
+ *                           [--max-tick-us U] [--dead ADDR]...
+ *                           [-- HARNESS OPTIONS (-v ipv4, -t NAME...)]
+ * The mode is the harness fixture of the same name (the other one is
+ * left out).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,28 +41,30 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "expect.h"
+#include "harness.h"
 #include "homa_addr.h"
 #include "homa_msg.h"
 #include "homa_sock.h"
 #include "homa_sysctl.h"
-#include "ktap.h"
 #include "payload.h"
-#include "watchdog.h"
 
 #define REQUEST_LEN 100
 #define HOLD_PORT 4711
+/* The old watchdog gave a whole run 600 s. */
+#define OVERLOAD_TIMEOUT 600
 
-struct overload_opts {
-	bool hold;
+/* The program's options, read by the tests. */
+static struct {
 	const char *server;
-	const char *dead;
+	const char *dead[2];	/* IPv4, IPv6 */
 	uint16_t port;
-	int family;
 	int rpcs;
 	int max_resends;
 	int hold_ms;
 	int max_tick_us;
+} cfg = {
+	.port = 500, .rpcs = 200, .max_resends = 50, .hold_ms = 2000,
+	.max_tick_us = 500,
 };
 
 /* Metrics read before and after a run. */
@@ -104,8 +112,8 @@ static long long now_ms(void)
 }
 
 /* Send @n requests of REQUEST_LEN bytes (payload seed i + 1) to @dst. */
-static int send_requests(struct ktap *k, int fd, const union homa_addr *dst,
-			 int n, uint64_t *ids)
+static int send_requests(int fd, const union homa_addr *dst, int n,
+			 uint64_t *ids)
 {
 	uint8_t buf[REQUEST_LEN];
 	int i, err = 0;
@@ -116,13 +124,13 @@ static int send_requests(struct ktap *k, int fd, const union homa_addr *dst,
 					    (uint64_t)i, &ids[i]);
 	}
 	if (err)
-		ktap_diag(k, "request %d: %s", i - 1, errno_name(err));
+		ksft_print_msg("request %d: %s\n", i - 1, errno_name(err));
 	return err;
 }
 
 /* Take @n responses; returns how many were right (id, length, payload). */
-static int receive_responses(struct ktap *k, struct homa_ep *ep, int n,
-			     const uint64_t *ids, char *seen)
+static int receive_responses(struct homa_ep *ep, int n, const uint64_t *ids,
+			     char *seen)
 {
 	struct iovec iov[HOMA_MAX_BPAGES];
 	int got = 0, good = 0, i, cnt;
@@ -133,9 +141,9 @@ static int receive_responses(struct ktap *k, struct homa_ep *ep, int n,
 	while (got < n) {
 		len = homa_receive(ep->fd, &rx, HOMA_RECVMSG_RESPONSE, 0, 0);
 		if (len < 0) {
-			ktap_diag(k, "recvmsg after %d responses: %s (id %llu)",
-				  got, errno_name((int)len),
-				  (unsigned long long)rx.ctl.id);
+			ksft_print_msg("recvmsg after %d responses: %s (id %llu)\n",
+				       got, errno_name((int)len),
+				       (unsigned long long)rx.ctl.id);
 			break;
 		}
 		got++;
@@ -144,8 +152,8 @@ static int receive_responses(struct ktap *k, struct homa_ep *ep, int n,
 		if (i < 0 || i >= n || seen[i] || rx.ctl.id != ids[i] ||
 		    len != REQUEST_LEN || cnt < 0 ||
 		    payload_check_iov(iov, cnt, (uint64_t)i + 1) >= 0) {
-			ktap_diag(k, "bad response: cookie %d id %llu, %zd bytes",
-				  i, (unsigned long long)rx.ctl.id, len);
+			ksft_print_msg("bad response: cookie %d id %llu, %zd bytes\n",
+				       i, (unsigned long long)rx.ctl.id, len);
 			continue;
 		}
 		seen[i] = 1;
@@ -154,81 +162,220 @@ static int receive_responses(struct ktap *k, struct homa_ep *ep, int n,
 	return good;
 }
 
-static void run_slow(struct ktap *k, const struct overload_opts *o)
-{
-	uint64_t *ids = calloc((size_t)o->rpcs, sizeof(*ids));
-	char *seen = calloc((size_t)o->rpcs, 1);
-	long limit = homa_sysctl_read("resend_peer_limit");
-	struct counters c0, c1, d;
+/* slow: a client socket and room for --rpcs ids, to --server:--port. */
+FIXTURE(slow) {
+	uint64_t *ids;
+	char *seen;
 	union homa_addr dst;
 	struct homa_ep ep;
-	long long t0, ms;
-	int err, good = 0;
+	bool ep_up;
+};
 
-	if (!ids || !seen || homa_addr_parse(&dst, o->server, o->port)) {
-		ktap_diag(k, "bad --server '%s' or out of memory", o->server);
-		exit(2);
-	}
-	err = homa_ep_open(&ep, dst.sa.sa_family, 0, 256);
-	if (!expect_errno(k, err, 0, "client_socket"))
-		exit(1);
-	counters_read(&c0);
-	t0 = now_ms();
-	err = send_requests(k, ep.fd, &dst, o->rpcs, ids);
-	expect_errno(k, err, 0, "send_%d_requests", o->rpcs);
-	if (!err)
-		good = receive_responses(k, &ep, o->rpcs, ids, seen);
-	ms = now_ms() - t0;
-	counters_read(&c1);
-	counters_delta(&d, &c0, &c1);
-	ktap_result(k, good == o->rpcs, "all_%d_rpcs_complete_with_their_bytes",
-		    o->rpcs);
-	ktap_diag(k, "measured: %d RPCs in %lld ms, %lld ticks: RESEND %lld "
-		  "(%.2f per RPC), BUSY received %lld (%.2f per RPC), "
-		  "RESENDs deferred %lld, timer %.1f us and %.1f checks per tick",
-		  o->rpcs, ms, d.timer_runs, d.resends,
-		  (double)d.resends / o->rpcs, d.busys_rcvd,
-		  (double)d.busys_rcvd / o->rpcs, d.deferred,
-		  d.timer_runs ? d.timer_ns / 1000.0 / d.timer_runs : 0.0,
-		  d.timer_runs ? (double)d.timer_checks / d.timer_runs : 0.0);
-	ktap_result(k, d.timeouts == 0, "no_rpc_timed_out (%lld)", d.timeouts);
-	/*
-	 * One-packet messages: each RPC that asks sends one RESEND, so the
-	 * per-peer bound caps RESENDs at limit x ticks (all to one peer).
-	 */
-	ktap_result(k, limit > 0 && d.resends <= limit * d.timer_runs,
-		    "resends_at_most_resend_peer_limit_per_tick (%lld <= %ld x %lld)",
-		    d.resends, limit, d.timer_runs);
-	ktap_result(k, d.resends <= (long long)o->max_resends * o->rpcs,
-		    "resends_per_rpc_at_most_%d", o->max_resends);
-	/*
-	 * RESENDs are clocked by their answers (at most resend_peer_limit
-	 * RPCs a peer said BUSY to wait for one), so nearly
-	 * every RESEND draws its BUSY while the RPCs wait: no queue of
-	 * control packets builds up between the hosts. Without that clock, on the debug kernel, a
-	 * quarter to a half of the BUSYs were still on their way when the
-	 * run ended (1,428 RESENDs, 1,016 BUSYs back) and RPCs timed out.
-	 */
-	ktap_result(k, d.resends > 0 && d.busys_rcvd * 100 >= d.resends * 95,
-		    "resends_answered_by_busy");
-	ktap_diag(k, "%lld of %lld RESENDs answered by BUSY", d.busys_rcvd,
-		  d.resends);
-	homa_ep_close(&ep);
-	free(ids);
-	free(seen);
+FIXTURE_SETUP(slow)
+{
+	self->ids = calloc((size_t)cfg.rpcs, sizeof(*self->ids));
+	self->seen = calloc((size_t)cfg.rpcs, 1);
+	ASSERT_NE(NULL, self->ids);
+	ASSERT_NE(NULL, self->seen);
+	ASSERT_EQ(0, homa_addr_parse(&self->dst, cfg.server, cfg.port))
+		TH_LOG("bad --server '%s'", cfg.server);
+	/* client_socket */
+	ASSERT_ERRNO(0, homa_ep_open(&self->ep, self->dst.sa.sa_family, 0,
+				     256));
+	self->ep_up = true;
+}
+
+FIXTURE_TEARDOWN(slow)
+{
+	if (self->ep_up)
+		homa_ep_close(&self->ep);
+	free(self->ids);
+	free(self->seen);
 }
 
 /*
- * One request to o->dead from @ep: it must fail by timeout about
- * timeout_ticks after it was sent (a tick is a timer run, one per 2^20 ns
- * while the timer keeps up), at most half a timeout plus 100 ms late. Returns 1 if it timed out (a timeout the caller
- * expects in the metrics), else 0.
+ * The slow server's whole run, once: the old program's seven cases (the
+ * socket, the sends, then five checks of one run's outcome and counters)
+ * are the set-up and the expectations of this one test, since the run
+ * takes seconds to a minute (debug kernel, 2,000 RPCs) and every check
+ * is about the same run.
  */
-static int probe_dead_peer(struct ktap *k, struct homa_ep *ep,
-			   const struct overload_opts *o)
+TEST_F_TIMEOUT(slow, all_rpcs_complete_with_bounded_resends,
+	       OVERLOAD_TIMEOUT)
 {
+	long limit = homa_sysctl_read("resend_peer_limit");
+	struct counters c0, c1, d;
+	long long t0, ms;
+	int good;
+
+	counters_read(&c0);
+	t0 = now_ms();
+	/* send_N_requests */
+	ASSERT_ERRNO(0, send_requests(self->ep.fd, &self->dst, cfg.rpcs,
+				      self->ids));
+	good = receive_responses(&self->ep, cfg.rpcs, self->ids, self->seen);
+	ms = now_ms() - t0;
+	counters_read(&c1);
+	counters_delta(&d, &c0, &c1);
+	TH_LOG("measured: %d RPCs in %lld ms, %lld ticks: RESEND %lld "
+	       "(%.2f per RPC), BUSY received %lld (%.2f per RPC), "
+	       "RESENDs deferred %lld, timer %.1f us and %.1f checks per tick",
+	       cfg.rpcs, ms, d.timer_runs, d.resends,
+	       (double)d.resends / cfg.rpcs, d.busys_rcvd,
+	       (double)d.busys_rcvd / cfg.rpcs, d.deferred,
+	       d.timer_runs ? d.timer_ns / 1000.0 / d.timer_runs : 0.0,
+	       d.timer_runs ? (double)d.timer_checks / d.timer_runs : 0.0);
+	/* all_N_rpcs_complete_with_their_bytes */
+	EXPECT_EQ(cfg.rpcs, good);
+	/* no_rpc_timed_out */
+	EXPECT_EQ(0, d.timeouts);
+	/*
+	 * resends_at_most_resend_peer_limit_per_tick: one-packet messages,
+	 * so each RPC that asks sends one RESEND, and the per-peer bound caps
+	 * RESENDs at limit x ticks (all to one peer).
+	 */
+	EXPECT_GT(limit, 0);
+	EXPECT_LE(d.resends, limit * d.timer_runs);
+	/* resends_per_rpc_at_most_R */
+	EXPECT_LE(d.resends, (long long)cfg.max_resends * cfg.rpcs)
+		TH_LOG("--max-resends %d per RPC", cfg.max_resends);
+	/*
+	 * resends_answered_by_busy: RESENDs are clocked by their answers (at
+	 * most resend_peer_limit RPCs a peer said BUSY to wait for one), so
+	 * nearly every RESEND draws its BUSY while the RPCs wait: no queue of
+	 * control packets builds up between the hosts. Without that clock,
+	 * on the debug kernel, a quarter to a half of the BUSYs were still on
+	 * their way when the run ended (1,428 RESENDs, 1,016 BUSYs back) and
+	 * RPCs timed out.
+	 */
+	TH_LOG("%lld of %lld RESENDs answered by BUSY", d.busys_rcvd,
+	       d.resends);
+	EXPECT_GT(d.resends, 0);
+	EXPECT_GE(d.busys_rcvd * 100, d.resends * 95);
+}
+
+/*
+ * hold: a server socket on loopback that never reads, and a client whose
+ * --rpcs requests to it all wait (settled 200 ms before a test measures).
+ * Each test holds its own requests.
+ */
+FIXTURE(hold) {
+	uint64_t *ids;
+	struct homa_ep server, client;
+	bool server_up, client_up;
+};
+
+FIXTURE_VARIANT(hold) {
+	int family;
+};
+
+HOMA_FAMILY_VARIANTS(hold);
+
+FIXTURE_SETUP(hold)
+{
+	union homa_addr dst;
+
+	self->ids = calloc((size_t)cfg.rpcs, sizeof(*self->ids));
+	ASSERT_NE(NULL, self->ids);
+	/* server_and_client_sockets */
+	ASSERT_ERRNO(0, homa_ep_open(&self->server, variant->family,
+				     HOLD_PORT, 64));
+	self->server_up = true;
+	ASSERT_ERRNO(0, homa_ep_open(&self->client, variant->family, 0, 64));
+	self->client_up = true;
+	/* send_N_requests_to_a_server_that_does_not_read */
+	homa_addr_loopback(&dst, variant->family, HOLD_PORT);
+	ASSERT_ERRNO(0, send_requests(self->client.fd, &dst, cfg.rpcs,
+				      self->ids));
+	/* Let the first RESENDs and BUSYs settle before measuring. */
+	usleep(200 * 1000);
+}
+
+FIXTURE_TEARDOWN(hold)
+{
+	if (self->client_up)
+		homa_ep_close(&self->client);
+	if (self->server_up)
+		homa_ep_close(&self->server);
+	free(self->ids);
+}
+
+/*
+ * The requests wait --hold-ms; @d gets the counters' growth meanwhile,
+ * printed as measured. Returns the timer's cost per tick in us.
+ */
+static double hold_for(struct counters *d)
+{
+	struct counters c0, c1;
+	double tick_us;
+
+	counters_read(&c0);
+	usleep((useconds_t)cfg.hold_ms * 1000);
+	counters_read(&c1);
+	counters_delta(d, &c0, &c1);
+	tick_us = d->timer_runs ? d->timer_ns / 1000.0 / d->timer_runs : 0.0;
+	ksft_print_msg("measured: %d RPCs held %d ms: %lld ticks, timer %.1f us per tick, %.1f RPCs checked per tick, RESEND %lld, BUSY sent %lld, deferred %lld\n",
+		       cfg.rpcs, cfg.hold_ms, d->timer_runs, tick_us,
+		       d->timer_runs ?
+		       (double)d->timer_checks / d->timer_runs : 0.0,
+		       d->resends, d->busys_sent, d->deferred);
+	return tick_us;
+}
+
+/* The server is alive (it answers RESENDs with BUSY): nothing times out. */
+TEST_F_TIMEOUT(hold, no_rpc_times_out_while_the_server_answers,
+	       OVERLOAD_TIMEOUT)
+{
+	struct counters d;
+
+	hold_for(&d);
+	TH_LOG("%lld timeouts, of which %lld waiting for an ACK, %lld for buffers",
+	       d.timeouts, d.ack_timeouts, d.buf_timeouts);
+	EXPECT_EQ(0, d.timeouts);
+}
+
+/* After the hold, no response and no error is waiting for the client. */
+TEST_F_TIMEOUT(hold, no_rpc_failed_or_was_answered, OVERLOAD_TIMEOUT)
+{
+	struct counters d;
+	struct homa_rx rx;
+	ssize_t r;
+
+	hold_for(&d);
+	homa_rx_init(&rx);
+	r = homa_receive(self->client.fd, &rx, HOMA_RECVMSG_RESPONSE, 0,
+			 MSG_DONTWAIT);
+	EXPECT_ERRNO(EAGAIN, (int)(r < 0 ? r : 0));
+}
+
+/*
+ * The timer looks only at RPCs that are due (a wheel per socket), so a
+ * tick stays short however many RPCs wait.
+ */
+TEST_F_TIMEOUT(hold, timer_tick_at_most_max_tick_us, OVERLOAD_TIMEOUT)
+{
+	struct counters d;
+	double tick_us = hold_for(&d);
+
+	TH_LOG("timer %.1f us per tick with %d RPCs, bound --max-tick-us %d",
+	       tick_us, cfg.rpcs, cfg.max_tick_us);
+	EXPECT_GT(d.timer_runs, 0);
+	EXPECT_LE(tick_us, (double)cfg.max_tick_us);
+}
+
+/*
+ * One request to --dead (no such host) while the RPCs wait: it must fail
+ * by timeout about timeout_ticks after it was sent (a tick is a timer
+ * run, one per 2^20 ns while the timer keeps up), at most half a timeout
+ * plus 100 ms late.
+ */
+TEST_F_TIMEOUT(hold, silent_peer_times_out_near_timeout_ticks,
+	       OVERLOAD_TIMEOUT)
+{
+	const char *dead = cfg.dead[variant->family == AF_INET6];
 	long ticks = homa_sysctl_read("timeout_ticks");
-	long long want_ms = ticks * 1049 / 1000, bound_ms = want_ms * 3 / 2 + 100;
+	long long want_ms = ticks * 1049 / 1000;
+	long long bound_ms = want_ms * 3 / 2 + 100;
 	uint8_t buf[REQUEST_LEN];
 	union homa_addr dst;
 	struct homa_rx rx;
@@ -237,83 +384,31 @@ static int probe_dead_peer(struct ktap *k, struct homa_ep *ep,
 	ssize_t r;
 	int err;
 
-	if (homa_addr_parse(&dst, o->dead, 9)) {
-		ktap_diag(k, "bad --dead '%s'", o->dead);
-		exit(2);
-	}
+	if (!dead)
+		SKIP(return, "no --dead address for this family");
+	ASSERT_EQ(0, homa_addr_parse(&dst, dead, 9));
 	payload_fill(buf, sizeof(buf), 1, 0);
 	t0 = now_ms();
-	err = homa_send_request_buf(ep->fd, &dst, buf, sizeof(buf), 0, &id);
+	err = homa_send_request_buf(self->client.fd, &dst, buf, sizeof(buf),
+				    0, &id);
 	homa_rx_init(&rx);
-	r = err ? -err : homa_receive(ep->fd, &rx, HOMA_RECVMSG_RESPONSE, id,
-				      0);
+	r = err ? -err : homa_receive(self->client.fd, &rx,
+				      HOMA_RECVMSG_RESPONSE, id, 0);
 	ms = now_ms() - t0;
-	ktap_diag(k, "measured: request to %s (no such host) ended with %s "
-		  "after %lld ms; timeout_ticks %ld is %lld ms, bound %lld ms",
-		  o->dead, r < 0 ? errno_name((int)-r) : "a response", ms,
-		  ticks, want_ms, bound_ms);
-	ktap_result(k, (r == -ETIMEDOUT || r == -EHOSTUNREACH) &&
-		    rx.ctl.id == id && ms >= want_ms - 5 && ms <= bound_ms,
-		    "silent_peer_times_out_near_timeout_ticks");
-	return r == -ETIMEDOUT || r == -EHOSTUNREACH;
+	TH_LOG("measured: request to %s (no such host) ended with %s after %lld ms; timeout_ticks %ld is %lld ms, bound %lld ms",
+	       dead, r < 0 ? errno_name((int)-r) : "a response", ms, ticks,
+	       want_ms, bound_ms);
+	EXPECT_TRUE(r == -ETIMEDOUT || r == -EHOSTUNREACH);
+	EXPECT_EQ(id, rx.ctl.id);
+	EXPECT_GE(ms, want_ms - 5);
+	EXPECT_LE(ms, bound_ms);
 }
 
-static void run_hold(struct ktap *k, const struct overload_opts *o)
+static void usage(const char *prog)
 {
-	uint64_t *ids = calloc((size_t)o->rpcs, sizeof(*ids));
-	struct counters c0, c1, d;
-	struct homa_ep server, client;
-	union homa_addr dst;
-	long long t0, left, expected = 0;
-	struct homa_rx rx;
-	double tick_us;
-	ssize_t r;
-	int err;
-
-	if (!ids)
-		exit(2);
-	err = homa_ep_open(&server, o->family, HOLD_PORT, 64);
-	if (!err)
-		err = homa_ep_open(&client, o->family, 0, 64);
-	if (!expect_errno(k, err, 0, "server_and_client_sockets"))
-		exit(1);
-	homa_addr_loopback(&dst, o->family, HOLD_PORT);
-	err = send_requests(k, client.fd, &dst, o->rpcs, ids);
-	expect_errno(k, err, 0, "send_%d_requests_to_a_server_that_does_not_read",
-		     o->rpcs);
-	/* Let the first RESENDs and BUSYs settle before measuring. */
-	usleep(200 * 1000);
-	counters_read(&c0);
-	t0 = now_ms();
-	if (o->dead)
-		expected = probe_dead_peer(k, &client, o);
-	left = o->hold_ms - (now_ms() - t0);
-	if (left > 0)
-		usleep((useconds_t)left * 1000);
-	counters_read(&c1);
-	counters_delta(&d, &c0, &c1);
-	tick_us = d.timer_runs ? d.timer_ns / 1000.0 / d.timer_runs : 0.0;
-	ktap_diag(k, "measured: %d RPCs held %d ms: %lld ticks, timer %.1f us "
-		  "per tick, %.1f RPCs checked per tick, RESEND %lld, BUSY "
-		  "sent %lld, deferred %lld",
-		  o->rpcs, o->hold_ms, d.timer_runs, tick_us,
-		  d.timer_runs ? (double)d.timer_checks / d.timer_runs : 0.0,
-		  d.resends, d.busys_sent, d.deferred);
-	ktap_result(k, d.timeouts == expected,
-		    "no_rpc_times_out_while_the_server_answers (%lld, of "
-		    "which %lld waiting for an ACK, %lld for buffers)",
-		    d.timeouts - expected, d.ack_timeouts, d.buf_timeouts);
-	homa_rx_init(&rx);
-	r = homa_receive(client.fd, &rx, HOMA_RECVMSG_RESPONSE, 0,
-			 MSG_DONTWAIT);
-	expect_errno(k, (int)(r < 0 ? r : 0), EAGAIN,
-		     "no_rpc_failed_or_was_answered");
-	ktap_result(k, d.timer_runs > 0 && tick_us <= o->max_tick_us,
-		    "timer_tick_at_most_%d_us_with_%d_rpcs", o->max_tick_us,
-		    o->rpcs);
-	homa_ep_close(&client);
-	homa_ep_close(&server);
-	free(ids);
+	fprintf(stderr, "usage: see the comment at the top of %s.c (%s)\n",
+		"homa_test_overload", prog);
+	exit(2);
 }
 
 int main(int argc, char **argv)
@@ -321,7 +416,6 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "server", required_argument, NULL, 's' },
 		{ "port", required_argument, NULL, 'p' },
-		{ "family", required_argument, NULL, 'f' },
 		{ "rpcs", required_argument, NULL, 'n' },
 		{ "max-resends", required_argument, NULL, 'r' },
 		{ "hold-ms", required_argument, NULL, 'h' },
@@ -329,66 +423,71 @@ int main(int argc, char **argv)
 		{ "dead", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct overload_opts o = { .port = 500, .family = AF_INET,
-				   .rpcs = 200, .max_resends = 50,
-				   .hold_ms = 2000, .max_tick_us = 500 };
-	struct watchdog wd;
-	struct ktap k;
-	int c;
+	const char *prog = argv[0];
+	union homa_addr a;
+	bool hold = false;
+	char **hargv;
+	int c, i, n, extra;
 
 	if (argc > 1 && argv[1][0] != '-') {
-		o.hold = strcmp(argv[1], "hold") == 0;
-		if (!o.hold && strcmp(argv[1], "slow") != 0) {
+		hold = strcmp(argv[1], "hold") == 0;
+		if (!hold && strcmp(argv[1], "slow") != 0) {
 			fprintf(stderr, "unknown mode '%s'\n", argv[1]);
 			return 2;
 		}
 		argv++;
 		argc--;
 	}
-	while ((c = getopt_long(argc, argv, "s:p:f:n:r:h:u:d:", opts,
+	while ((c = getopt_long(argc, argv, "s:p:n:r:h:u:d:", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
-			o.server = optarg;
+			cfg.server = optarg;
 			break;
 		case 'p':
-			o.port = (uint16_t)atoi(optarg);
-			break;
-		case 'f':
-			o.family = homa_family_parse(optarg);
+			cfg.port = (uint16_t)atoi(optarg);
 			break;
 		case 'n':
-			o.rpcs = atoi(optarg);
+			cfg.rpcs = atoi(optarg);
 			break;
 		case 'r':
-			o.max_resends = atoi(optarg);
+			cfg.max_resends = atoi(optarg);
 			break;
 		case 'h':
-			o.hold_ms = atoi(optarg);
+			cfg.hold_ms = atoi(optarg);
 			break;
 		case 'u':
-			o.max_tick_us = atoi(optarg);
+			cfg.max_tick_us = atoi(optarg);
 			break;
 		case 'd':
-			o.dead = optarg;
+			if (homa_addr_parse(&a, optarg, 9)) {
+				fprintf(stderr, "bad --dead '%s'\n", optarg);
+				return 2;
+			}
+			cfg.dead[a.sa.sa_family == AF_INET6] = optarg;
 			break;
 		default:
-			return 2;
+			usage(prog);
 		}
 	}
-	if (o.family < 0 || o.rpcs <= 0 || o.hold_ms <= 0 ||
-	    (!o.hold && !o.server)) {
-		fprintf(stderr, "usage: see the comment at the top of %s.c\n",
-			"homa_test_overload");
+	if (cfg.rpcs <= 0 || cfg.hold_ms <= 0 || (!hold && !cfg.server))
+		usage(prog);
+
+	/* The harness runs the mode's fixture: the other one is left out. */
+	n = argc - optind;
+	hargv = calloc((size_t)n + 6, sizeof(*hargv));
+	if (!hargv)
 		return 2;
+	hargv[0] = (char *)prog;
+	hargv[1] = "-F";
+	hargv[2] = hold ? "slow" : "hold";
+	extra = 3;
+	/* No --dead at all: that test is left out (not a SKIP). */
+	if (!cfg.dead[0] && !cfg.dead[1]) {
+		hargv[extra++] = "-T";
+		hargv[extra++] = "silent_peer_times_out_near_timeout_ticks";
 	}
-	ktap_start(&k, o.hold ? 5 + (o.dead != NULL) : 7);
-	watchdog_start(&wd, &k);
-	watchdog_arm(&wd, 600, o.hold ? "hold" : "slow server");
-	if (o.hold)
-		run_hold(&k, &o);
-	else
-		run_slow(&k, &o);
-	watchdog_stop(&wd);
-	return ktap_finish(&k);
+	for (i = 0; i < n; i++)
+		hargv[extra + i] = argv[optind + i];
+	return homa_harness_run(n + extra, hargv, 1);
 }

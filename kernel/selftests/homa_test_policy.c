@@ -24,25 +24,32 @@
  *     host is cut to fit, and so is a message already under way (what it
  *     retransmits when the peer asks, from a RESEND sent to ourselves as
  *     if from the peer); quoting another id it is ignored;
- *   - IPsec (--only xfrm; needs xfrm_user, so not on the debug kernel): a
+ *   - IPsec (fixture xfrm; needs xfrm_user, so not on the debug kernel): a
  *     cleartext request where an inbound policy requires ESP is dropped
  *     (drop_policy) and not delivered; without the policy it is served;
- *   - egress (--only egress; needs cgroup2 and BPF, so not on the debug
+ *   - egress (fixture egress; needs cgroup2 and BPF, so not on the debug
  *     kernel): every transmitted packet belongs to its socket, so a
  *     cgroup_skb/egress program that drops everything stops the Homa
  *     requests of a socket made in that cgroup, as it stops UDP, and once
  *     it is detached the client's retries get the request served.
  *
- * usage: homa_test_policy [--family 4|6] [--silent-peer ADDR]
- *                         [--only filter|ids|broadcast|icmp|route|pmtu|
- *                                 egress|xfrm]
- * (the silent peer is an address on the lab segment that never answers:
- * the crafter's, $HOMALAB_PEER_IP4 or $HOMALAB_PEER_IP6, by default).
+ * Each fixture is one of those scenarios, run over IPv4 and IPv6 (the
+ * variants ipv4 and ipv6; broadcast has ipv4 only). A test replays its
+ * scenario up to the step it checks, in a process of its own: the steps
+ * before it run as they always ran, unchecked.
+ *
+ * usage: homa_test_policy [--silent-peer ADDR]... [-- HARNESS-OPTIONS]
+ *   e.g. homa_test_policy -- -F egress -F xfrm   (what the debug kernel has)
+ *        homa_test_policy -- -f egress           (one fixture)
+ * (the silent peer is an address on the lab segment that never answers,
+ * one per family: the crafter's, $HOMALAB_PEER_IP4 and $HOMALAB_PEER_IP6,
+ * by default).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
-#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <linux/bpf.h>
 #include <linux/filter.h>
 #include <netinet/icmp6.h>
 #include <netinet/ip.h>
@@ -50,22 +57,16 @@
 #include <netinet/ip_icmp.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <fcntl.h>
-#include <linux/bpf.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
-#include "expect.h"
+#include "harness.h"
 #include "homa_addr.h"
 #include "homa_msg.h"
 #include "homa_sock.h"
 #include "homa_sysctl.h"
 #include "homa_wire.h"
-#include "ktap.h"
-#include "watchdog.h"
 
 #define SERVER_PORT	540
 #define NOBODY_PORT	4998
@@ -77,20 +78,39 @@
 #define CGROUP_ROOT	"/sys/fs/cgroup"
 #define CGROUP_DIR	CGROUP_ROOT "/homa_egress_test"
 
-struct policy_test {
-	struct ktap k;
-	struct watchdog wd;
-	int family;
-	union homa_addr silent;		/* the silent peer, SILENT_PORT */
-	uint8_t buf[1000];
-	uint8_t big[BIG_LEN];
-};
+/* What the options said, and the payloads: the tests read them. */
+static struct {
+	const char *silent[2];	/* --silent-peer: [0] IPv4, [1] IPv6 */
+	uint8_t buf[1000];	/* 0x5a */
+	uint8_t big[BIG_LEN];	/* zeros */
+} cfg;
 
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [--family 4|6] [--silent-peer ADDR] "
-		"[--only filter|ids|broadcast|icmp|route|pmtu|egress|xfrm]\n", prog);
+	fprintf(stderr,
+		"usage: %s [--silent-peer ADDR]... [-- HARNESS-OPTIONS]\n"
+		"  fixtures: filter ids broadcast icmp route pmtu egress xfrm\n"
+		"  variants: ipv4 ipv6 (-- -h: the harness's filters)\n",
+		prog);
 	exit(2);
+}
+
+/*
+ * The silent peer of @family at SILENT_PORT in @a: --silent-peer, else
+ * the lab's. 0 or -errno.
+ */
+static int silent_peer(int family, union homa_addr *a)
+{
+	const char *ip = cfg.silent[family == AF_INET6];
+
+	if (!ip)
+		ip = homa_lab_addr("PEER", family);
+	if (!ip)
+		return -ENOENT;
+	if (homa_addr_parse(a, ip, SILENT_PORT) < 0 ||
+	    a->sa.sa_family != family)
+		return -EINVAL;
+	return 0;
 }
 
 /* The Homa common header as our packets carry it (homa_wire.h). */
@@ -261,10 +281,10 @@ static int send_resend_from(const union homa_addr *from,
 }
 
 /* A request of 100 bytes from @ep to @dst; its id in @id. */
-static int request(struct policy_test *t, struct homa_ep *ep,
-		   const union homa_addr *dst, uint64_t *id)
+static int request(struct homa_ep *ep, const union homa_addr *dst,
+		   uint64_t *id)
 {
-	return homa_send_request_buf(ep->fd, dst, t->buf, 100, 1, id);
+	return homa_send_request_buf(ep->fd, dst, cfg.buf, 100, 1, id);
 }
 
 /* Whether the response (or error) of RPC @id is ready: 0, or -errno. */
@@ -278,12 +298,23 @@ static int rpc_state(struct homa_ep *ep, uint64_t id, int msg_flags)
 	return n < 0 ? (int)n : 0;
 }
 
+/* Whether a request waits on @srv, without waiting: 0, or -errno. */
+static int request_waiting(struct homa_ep *srv)
+{
+	struct homa_rx rx;
+	ssize_t n;
+
+	homa_rx_init(&rx);
+	n = homa_receive(srv->fd, &rx, HOMA_RECVMSG_REQUEST, 0, MSG_DONTWAIT);
+	return n < 0 ? (int)n : 0;
+}
+
 /*
  * @srv takes the 100-byte request of @cli's RPC @id (waiting for it) and
  * answers it; @cli gets the response. 0 or -errno.
  */
-static int serve_request(struct policy_test *t, struct homa_ep *srv,
-			 struct homa_ep *cli, uint64_t id)
+static int serve_request(struct homa_ep *srv, struct homa_ep *cli,
+			 uint64_t id)
 {
 	struct homa_rx rx;
 	ssize_t n;
@@ -293,201 +324,369 @@ static int serve_request(struct policy_test *t, struct homa_ep *srv,
 	n = homa_receive(srv->fd, &rx, HOMA_RECVMSG_REQUEST, 0, 0);
 	if (n == 100)
 		err = homa_send_response_buf(srv->fd, &rx.src, rx.ctl.id,
-					     t->buf, 50);
+					     cfg.buf, 50);
 	else
 		err = n < 0 ? (int)n : -EBADMSG;
 	return err ? err : rpc_state(cli, id, 0);
 }
 
-/* A drop-all socket filter on the server; the client's retries. */
-static void filter_tests(struct policy_test *t)
+/* Closes @ep if it is open. */
+static void ep_close(struct homa_ep *ep)
+{
+	if (ep->fd >= 0)
+		homa_ep_close(ep);
+}
+
+/* Sets net.homa.@name back to @old (read before the test changed it). */
+static void sysctl_restore(const char *name, long old)
+{
+	if (old > 0)
+		homa_sysctl_set(name, old);
+}
+
+/* Runs @cmd through the shell: 0 if it exited with 0. */
+static int run(struct __test_metadata *_metadata, const char *cmd)
+{
+	int r = system(cmd);
+
+	if (r != 0)
+		TH_LOG("'%s' failed (%d)", cmd, r);
+	return r == 0 ? 0 : -EIO;
+}
+
+/*
+ * A drop-all socket filter on a server, and a request to it: the filter
+ * drops it (drop_filter rises), it is not delivered; once the filter is
+ * detached the client asks again (RESEND), the server does not know the
+ * RPC (UNKNOWN), the client sends the request again and it is served.
+ */
+FIXTURE(filter) {
+	long old_timeout;
+	long long base;		/* drop_filter before */
+	struct homa_ep srv, cli;
+	uint64_t id;
+};
+
+FIXTURE_VARIANT(filter) {
+	int family;
+};
+
+HOMA_FAMILY_VARIANTS(filter);
+
+static void filter_cleanup(FIXTURE_DATA(filter) *self)
+{
+	ep_close(&self->cli);
+	ep_close(&self->srv);
+	sysctl_restore("timeout_ticks", self->old_timeout);
+}
+
+FIXTURE_SETUP(filter)
 {
 	struct sock_filter drop = BPF_STMT(BPF_RET | BPF_K, 0);
 	struct sock_fprog prog = { .len = 1, .filter = &drop };
-	long long base = homa_metric("drop_filter");
-	long old_timeout = homa_sysctl_read("timeout_ticks");
-	struct homa_ep srv, cli;
 	union homa_addr dst;
-	struct homa_rx rx;
-	uint64_t id = 0;
-	int err, zero = 0;
-	ssize_t n;
+	int err;
 
-	watchdog_arm(&t->wd, 60, "socket_filter");
+	self->base = homa_metric("drop_filter");
+	self->old_timeout = homa_sysctl_read("timeout_ticks");
+	self->srv.fd = -1;
+	self->cli.fd = -1;
 	/* The client must not give up while its packets are filtered. */
 	err = homa_sysctl_set("timeout_ticks", 5000);
 	if (!err)
-		err = homa_ep_open(&srv, t->family, SERVER_PORT, 4);
+		err = homa_ep_open(&self->srv, variant->family, SERVER_PORT, 4);
 	if (!err)
-		err = homa_ep_open(&cli, t->family, 0, 4);
-	if (!err && setsockopt(srv.fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
-			       sizeof(prog)))
-		err = -errno;
-	homa_addr_loopback(&dst, t->family, SERVER_PORT);
+		err = homa_ep_open(&self->cli, variant->family, 0, 4);
 	if (!err)
-		err = request(t, &cli, &dst, &id);
-	if (!expect_errno(&t->k, err, 0, "setup_filtered_server_and_request"))
-		goto out;
-	ktap_result(&t->k, base >= 0 &&
-		    homa_metric_rises_to("drop_filter", base + 1, 5000),
-		    "filter_drops_request_counted");
-	homa_rx_init(&rx);
-	n = homa_receive(srv.fd, &rx, HOMA_RECVMSG_REQUEST, 0, MSG_DONTWAIT);
-	expect_errno(&t->k, n < 0 ? (int)n : 0, EAGAIN,
-		     "filtered_request_not_delivered");
-	ktap_diag(&t->k, "drop_filter +%lld", homa_metric("drop_filter") - base);
-	if (setsockopt(srv.fd, SOL_SOCKET, SO_DETACH_FILTER, &zero,
-		       sizeof(zero)))
-		ktap_diag(&t->k, "SO_DETACH_FILTER: %s", strerror(errno));
-	/* The client asks again (RESEND), the server does not know the RPC
-	 * (UNKNOWN), the client sends the request again.
-	 */
-	err = serve_request(t, &srv, &cli, id);
-	expect_errno(&t->k, err, 0, "request_served_after_filter_removed");
-	homa_ep_close(&cli);
-	homa_ep_close(&srv);
-out:
-	if (old_timeout > 0)
-		homa_sysctl_set("timeout_ticks", old_timeout);
-	watchdog_disarm(&t->wd);
+		err = sys_err(setsockopt(self->srv.fd, SOL_SOCKET,
+					 SO_ATTACH_FILTER, &prog,
+					 sizeof(prog)));
+	homa_addr_loopback(&dst, variant->family, SERVER_PORT);
+	if (!err)
+		err = request(&self->cli, &dst, &self->id);
+	if (err)
+		filter_cleanup(self);
+	ASSERT_ERRNO(0, err) TH_LOG("filtered server and a request to it");
 }
 
-/* The first client ids of sockets opened one after the other. */
-static void id_tests(struct policy_test *t)
+FIXTURE_TEARDOWN(filter)
 {
-	uint64_t ids[ID_SOCKETS];
-	struct homa_ep ep[ID_SOCKETS];
-	int i, j, opened = 0, err = 0;
-	union homa_addr dst;
-	bool ok = true;
+	filter_cleanup(self);
+}
 
-	watchdog_arm(&t->wd, 30, "ids");
-	homa_addr_loopback(&dst, t->family, NOBODY_PORT);
+/* Step 1: whether the filter dropped the request (within 5 s). */
+static bool filter_dropped(FIXTURE_DATA(filter) *self)
+{
+	return self->base >= 0 &&
+	       homa_metric_rises_to("drop_filter", self->base + 1, 5000);
+}
+
+/* Step 3: the filter detached, the request served: 0 or -errno. */
+static int filter_removed_served(struct __test_metadata *_metadata,
+				 FIXTURE_DATA(filter) *self)
+{
+	int zero = 0;
+
+	if (setsockopt(self->srv.fd, SOL_SOCKET, SO_DETACH_FILTER, &zero,
+		       sizeof(zero)))
+		TH_LOG("SO_DETACH_FILTER: %s", strerror(errno));
+	return serve_request(&self->srv, &self->cli, self->id);
+}
+
+TEST_F_TIMEOUT(filter, drops_request_counted, 60)
+{
+	EXPECT_TRUE(filter_dropped(self));
+	TH_LOG("drop_filter +%lld", homa_metric("drop_filter") - self->base);
+}
+
+TEST_F_TIMEOUT(filter, filtered_request_not_delivered, 60)
+{
+	filter_dropped(self);
+	EXPECT_ERRNO(EAGAIN, request_waiting(&self->srv));
+}
+
+TEST_F_TIMEOUT(filter, request_served_after_filter_removed, 60)
+{
+	filter_dropped(self);
+	request_waiting(&self->srv);
+	EXPECT_ERRNO(0, filter_removed_served(_metadata, self));
+}
+
+/*
+ * The first client ids of sockets opened one after the other: sequential
+ * ids (a global counter) differ by 2 from one socket to the next; random
+ * 63-bit starts are 2^40 apart but once in 2^23.
+ */
+FIXTURE(ids) {
+	struct homa_ep ep[ID_SOCKETS];
+	uint64_t ids[ID_SOCKETS];
+	int opened;
+};
+
+FIXTURE_VARIANT(ids) {
+	int family;
+};
+
+HOMA_FAMILY_VARIANTS(ids);
+
+FIXTURE_SETUP(ids)
+{
+	union homa_addr dst;
+	int i, err = 0;
+
+	homa_addr_loopback(&dst, variant->family, NOBODY_PORT);
 	for (i = 0; i < ID_SOCKETS && !err; i++) {
-		err = homa_ep_open(&ep[i], t->family, 0, 0);
+		err = homa_ep_open(&self->ep[i], variant->family, 0, 0);
 		if (err)
 			break;
-		opened++;
-		err = request(t, &ep[i], &dst, &ids[i]);
+		self->opened++;
+		err = request(&self->ep[i], &dst, &self->ids[i]);
 	}
-	if (!expect_errno(&t->k, err, 0, "setup_eight_client_sockets"))
-		goto out;
-	/* Sequential ids (a global counter) differ by 2 from one socket to
-	 * the next; random 63-bit starts are 2^40 apart but once in 2^23.
-	 */
-	for (i = 0; i < ID_SOCKETS; i++) {
-		ktap_diag(&t->k, "socket %d: first id %#llx", i,
-			  (unsigned long long)ids[i]);
-		if (ids[i] == 0 || (ids[i] & 1))
-			ok = false;
-		for (j = 0; j < i; j++) {
-			uint64_t d = ids[i] > ids[j] ? ids[i] - ids[j] :
-						       ids[j] - ids[i];
+	ASSERT_ERRNO(0, err) TH_LOG("eight client sockets, a request each");
+}
 
-			if (d < (1ULL << 40))
-				ok = false;
+FIXTURE_TEARDOWN(ids)
+{
+	int i;
+
+	for (i = 0; i < self->opened; i++)
+		homa_ep_close(&self->ep[i]);
+}
+
+TEST_F_TIMEOUT(ids, first_ids_of_sockets_random_and_even, 30)
+{
+	int i, j;
+
+	for (i = 0; i < ID_SOCKETS; i++) {
+		TH_LOG("socket %d: first id %#llx", i,
+		       (unsigned long long)self->ids[i]);
+		EXPECT_NE(0, self->ids[i]);
+		EXPECT_EQ(0, self->ids[i] & 1);
+		for (j = 0; j < i; j++) {
+			uint64_t d = self->ids[i] > self->ids[j] ?
+				     self->ids[i] - self->ids[j] :
+				     self->ids[j] - self->ids[i];
+
+			EXPECT_LE(1ULL << 40, d)
+				TH_LOG("sockets %d and %d", j, i);
 		}
 	}
-	ktap_result(&t->k, ok, "first_ids_of_sockets_random_and_even");
-out:
-	for (i = 0; i < opened; i++)
-		homa_ep_close(&ep[i]);
-	watchdog_disarm(&t->wd);
 }
 
 /*
  * IPv4 broadcast destinations and SO_BROADCAST: the directed broadcast of
  * the lab's /24, $HOMALAB_BCAST_IP4 (the guests have no default route, so
- * the limited broadcast has no route at all).
+ * the limited broadcast has no route at all). IPv4 only.
  */
-static void broadcast_tests(struct policy_test *t)
-{
-	const char *bcast = homa_lab_addr("BCAST", AF_INET);
+FIXTURE(broadcast) {
 	union homa_addr dst;
 	struct homa_ep ep;
+};
+
+FIXTURE_VARIANT(broadcast) {
+	int family;
+};
+
+FIXTURE_VARIANT_ADD(broadcast, ipv4) {
+	.family = AF_INET,
+};
+
+FIXTURE_SETUP(broadcast)
+{
+	const char *bcast = homa_lab_addr("BCAST", variant->family);
+	int err;
+
+	self->ep.fd = -1;
+	err = bcast ? homa_addr_parse(&self->dst, bcast, SILENT_PORT) :
+		      -ENOENT;
+	if (!err)
+		err = homa_ep_open(&self->ep, variant->family, 0, 0);
+	ASSERT_ERRNO(0, err) TH_LOG("client socket, broadcast address");
+}
+
+FIXTURE_TEARDOWN(broadcast)
+{
+	ep_close(&self->ep);
+}
+
+TEST_F_TIMEOUT(broadcast, without_so_broadcast_eacces, 30)
+{
+	uint64_t id = 0;
+
+	EXPECT_ERRNO(EACCES, request(&self->ep, &self->dst, &id));
+}
+
+TEST_F_TIMEOUT(broadcast, with_so_broadcast_sent, 30)
+{
 	uint64_t id = 0;
 	int one = 1, err;
 
-	watchdog_arm(&t->wd, 30, "broadcast");
-	err = bcast ? homa_addr_parse(&dst, bcast, SILENT_PORT) : -ENOENT;
-	if (!err)
-		err = homa_ep_open(&ep, AF_INET, 0, 0);
-	if (!expect_errno(&t->k, err, 0, "setup_client_socket"))
-		goto out;
-	expect_errno(&t->k, request(t, &ep, &dst, &id), EACCES,
-		     "broadcast_without_so_broadcast_eacces");
-	if (setsockopt(ep.fd, SOL_SOCKET, SO_BROADCAST, &one, sizeof(one)))
-		err = -errno;
-	expect_errno(&t->k, err ? err : request(t, &ep, &dst, &id), 0,
-		     "broadcast_with_so_broadcast_sent");
-	homa_ep_close(&ep);
-out:
-	watchdog_disarm(&t->wd);
+	request(&self->ep, &self->dst, &id);
+	err = sys_err(setsockopt(self->ep.fd, SOL_SOCKET, SO_BROADCAST, &one,
+				 sizeof(one)));
+	EXPECT_ERRNO(0, err ? err : request(&self->ep, &self->dst, &id));
 }
 
 /*
- * An RPC to the silent peer from a socket of its own and an ICMP error
- * about it: -errno of the setup, else 0 and the ICMP sent.
+ * An RPC to the silent peer from a socket of its own: -errno of the
+ * setup, else 0.
  */
-static int icmp_setup(struct policy_test *t, struct homa_ep *ep,
-		      uint64_t *id)
+static int silent_rpc(int family, const union homa_addr *silent,
+		      struct homa_ep *ep, uint64_t *id)
 {
-	int err = homa_ep_open(ep, t->family, 0, 4);
+	int err = homa_ep_open(ep, family, 0, 4);
 
 	if (err)
 		return err;
-	err = request(t, ep, &t->silent, id);
+	err = request(ep, silent, id);
 	if (err)
 		homa_ep_close(ep);
 	return err;
 }
 
-static void icmp_tests(struct policy_test *t)
-{
-	int soft = t->family == AF_INET ? ICMP_HOST_UNREACH :
-					  ICMP6_DST_UNREACH_ADDR;
-	int port = t->family == AF_INET ? ICMP_PORT_UNREACH :
-					  ICMP6_DST_UNREACH_NOPORT;
-	long long ign = homa_metric("icmp_ignored");
-	long long softs = homa_metric("icmp_soft_errors");
+/*
+ * ICMP errors about an RPC to the silent peer: hard errors that quote
+ * what is not ours change nothing; host unreachable quoting our RPC is a
+ * soft error, reported when the RPC times out; port unreachable quoting
+ * an RPC (of a new socket) ends it.
+ */
+FIXTURE(icmp) {
+	union homa_addr silent;
+	long long ign, softs;	/* icmp_ignored, icmp_soft_errors before */
+	int soft, port;		/* the family's ICMP codes */
 	struct homa_ep ep;
-	uint64_t id = 0;
+	uint64_t id;
+};
+
+FIXTURE_VARIANT(icmp) {
+	int family;
+};
+
+HOMA_FAMILY_VARIANTS(icmp);
+
+FIXTURE_SETUP(icmp)
+{
 	int err;
 
-	watchdog_arm(&t->wd, 120, "icmp");
-	err = icmp_setup(t, &ep, &id);
-	if (!expect_errno(&t->k, err, 0, "setup_rpc_to_silent_peer"))
-		goto out;
-	/* Hard errors that quote what is not ours change nothing. */
-	err = send_icmp(t->family, port, &t->silent, ep.port, id + 2);
+	self->ep.fd = -1;
+	self->soft = variant->family == AF_INET ? ICMP_HOST_UNREACH :
+						  ICMP6_DST_UNREACH_ADDR;
+	self->port = variant->family == AF_INET ? ICMP_PORT_UNREACH :
+						  ICMP6_DST_UNREACH_NOPORT;
+	self->ign = homa_metric("icmp_ignored");
+	self->softs = homa_metric("icmp_soft_errors");
+	err = silent_peer(variant->family, &self->silent);
 	if (!err)
-		err = send_icmp(t->family, port, &t->silent,
-				(uint16_t)(ep.port + 1), id);
-	ktap_result(&t->k, !err && ign >= 0 &&
-		    homa_metric_rises_to("icmp_ignored", ign + 2, 5000) &&
-		    rpc_state(&ep, id, MSG_DONTWAIT) == -EAGAIN,
-		    "icmp_quoting_other_id_or_port_ignored");
-	/* Host unreachable quoting our RPC: a soft error. */
-	err = send_icmp(t->family, soft, &t->silent, ep.port, id);
-	ktap_result(&t->k, !err && softs >= 0 &&
-		    homa_metric_rises_to("icmp_soft_errors", softs + 1, 5000) &&
-		    rpc_state(&ep, id, MSG_DONTWAIT) == -EAGAIN,
-		    "host_unreachable_is_soft_rpc_goes_on");
-	/* ... reported when the RPC times out. */
-	expect_errno(&t->k, rpc_state(&ep, id, 0), EHOSTUNREACH,
-		     "timeout_after_soft_error_reports_ehostunreach");
-	homa_ep_close(&ep);
+		err = silent_rpc(variant->family, &self->silent, &self->ep,
+				 &self->id);
+	ASSERT_ERRNO(0, err) TH_LOG("an RPC to the silent peer");
+}
 
-	/* Port unreachable quoting our RPC ends it. */
-	err = icmp_setup(t, &ep, &id);
+FIXTURE_TEARDOWN(icmp)
+{
+	ep_close(&self->ep);
+}
+
+/* Step 1: port unreachable quoting another id, then another port. */
+static bool icmp_other_ignored(FIXTURE_DATA(icmp) *self, int family)
+{
+	int err;
+
+	err = send_icmp(family, self->port, &self->silent, self->ep.port,
+			self->id + 2);
 	if (!err)
-		err = send_icmp(t->family, port, &t->silent, ep.port, id);
-	expect_errno(&t->k, err ? err : rpc_state(&ep, id, 0), ENOTCONN,
-		     "port_unreachable_quoting_rpc_ends_it");
+		err = send_icmp(family, self->port, &self->silent,
+				(uint16_t)(self->ep.port + 1), self->id);
+	return !err && self->ign >= 0 &&
+	       homa_metric_rises_to("icmp_ignored", self->ign + 2, 5000) &&
+	       rpc_state(&self->ep, self->id, MSG_DONTWAIT) == -EAGAIN;
+}
+
+/* Step 2: host unreachable quoting our RPC. */
+static bool icmp_soft(FIXTURE_DATA(icmp) *self, int family)
+{
+	int err = send_icmp(family, self->soft, &self->silent, self->ep.port,
+			    self->id);
+
+	return !err && self->softs >= 0 &&
+	       homa_metric_rises_to("icmp_soft_errors", self->softs + 1,
+				    5000) &&
+	       rpc_state(&self->ep, self->id, MSG_DONTWAIT) == -EAGAIN;
+}
+
+TEST_F_TIMEOUT(icmp, quoting_other_id_or_port_ignored, 120)
+{
+	EXPECT_TRUE(icmp_other_ignored(self, variant->family));
+}
+
+TEST_F_TIMEOUT(icmp, host_unreachable_is_soft_rpc_goes_on, 120)
+{
+	icmp_other_ignored(self, variant->family);
+	EXPECT_TRUE(icmp_soft(self, variant->family));
+}
+
+TEST_F_TIMEOUT(icmp, timeout_after_soft_error_reports_ehostunreach, 120)
+{
+	icmp_other_ignored(self, variant->family);
+	icmp_soft(self, variant->family);
+	EXPECT_ERRNO(EHOSTUNREACH, rpc_state(&self->ep, self->id, 0));
+}
+
+TEST_F_TIMEOUT(icmp, port_unreachable_quoting_rpc_ends_it, 120)
+{
+	int err;
+
+	icmp_other_ignored(self, variant->family);
+	icmp_soft(self, variant->family);
+	rpc_state(&self->ep, self->id, 0);
+	homa_ep_close(&self->ep);
+	/* A new socket and RPC. */
+	err = silent_rpc(variant->family, &self->silent, &self->ep,
+			 &self->id);
 	if (!err)
-		homa_ep_close(&ep);
-out:
-	watchdog_disarm(&t->wd);
+		err = send_icmp(variant->family, self->port, &self->silent,
+				self->ep.port, self->id);
+	EXPECT_ERRNO(ENOTCONN, err ? err : rpc_state(&self->ep, self->id, 0));
 }
 
 /* The address of @a without its port, in @buf. */
@@ -537,45 +736,36 @@ static int route_mtu(const union homa_addr *dst)
 	return pclose(f) == 0 ? mtu : -1;
 }
 
-/* Runs @cmd through the shell: 0 if it exited with 0. */
-static int run(struct policy_test *t, const char *cmd)
-{
-	int r = system(cmd);
-
-	if (r != 0)
-		ktap_diag(&t->k, "'%s' failed (%d)", cmd, r);
-	return r == 0 ? 0 : -EIO;
-}
-
 /* Segments of a BIG_LEN message on an @mtu path. */
-static long long big_segments(const struct policy_test *t, int mtu)
+static long long big_segments(int family, int mtu)
 {
-	int seg = mtu - (t->family == AF_INET ? 20 : 40) -
+	int seg = mtu - (family == AF_INET ? 20 : 40) -
 		  (int)sizeof(struct homa_data_hdr);
 
 	return (BIG_LEN + seg - 1) / seg;
 }
 
 /*
- * Sends a BIG_LEN request from @ep to the silent peer with one segment per
- * skb (its id in @id): whether the DATA packets handed to IP are exactly
- * as many as segments of an @mtu path hold.
+ * Sends a BIG_LEN request from @ep to @dst with one segment per skb (its
+ * id in @id): whether the DATA packets handed to IP are exactly as many
+ * as segments of an @mtu path hold.
  */
-static bool sent_for_mtu(struct policy_test *t, struct homa_ep *ep,
+static bool sent_for_mtu(struct __test_metadata *_metadata,
+			 struct homa_ep *ep, const union homa_addr *dst,
 			 int mtu, uint64_t *id)
 {
-	long long want = big_segments(t, mtu);
+	long long want = big_segments(dst->sa.sa_family, mtu);
 	long long base = homa_metric("pkts_sent_DATA");
 	long long got;
 
-	if (base < 0 || homa_send_request_buf(ep->fd, &t->silent, t->big,
-					      BIG_LEN, 1, id))
+	if (base < 0 || homa_send_request_buf(ep->fd, dst, cfg.big, BIG_LEN,
+					      1, id))
 		return false;
 	homa_metric_rises_to("pkts_sent_DATA", base + want, 5000);
 	usleep(200 * 1000);
 	got = homa_metric("pkts_sent_DATA") - base;
-	ktap_diag(&t->k, "%d-byte path MTU: %lld DATA packets (want %lld)",
-		  mtu, got, want);
+	TH_LOG("%d-byte path MTU: %lld DATA packets (want %lld)", mtu, got,
+	       want);
 	return got == want;
 }
 
@@ -584,20 +774,47 @@ static bool sent_for_mtu(struct policy_test *t, struct homa_ep *ep,
  * lookups): 50 requests to one host need a handful, not one or more
  * each; a route added meanwhile (with its own MTU) is seen at once.
  */
-static void route_tests(struct policy_test *t)
-{
-	long old_gso = homa_sysctl_read("max_gso_size");
-	char addr[INET6_ADDRSTRLEN], cmd[160];
-	long long base = -1;
-	int v = t->family == AF_INET ? 4 : 6;
-	int mtu = t->family == AF_INET ? 900 : 1300;
+FIXTURE(route) {
+	union homa_addr silent;
+	long old_gso;
 	struct homa_ep ep;
-	long long lookups;
-	uint64_t id = 0;
+	uint64_t id;
+	long long base;		/* route_lookups before 50 requests */
+	bool added;		/* the route with its own MTU */
+	char addr[INET6_ADDRSTRLEN];
+};
+
+FIXTURE_VARIANT(route) {
+	int family;
+};
+
+HOMA_FAMILY_VARIANTS(route);
+
+static void route_cleanup(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(route) *self, int family)
+{
+	char cmd[160];
+
+	if (self->added) {
+		snprintf(cmd, sizeof(cmd), "/sbin/ip -%d route del %s dev eth0",
+			 family == AF_INET ? 4 : 6, self->addr);
+		run(_metadata, cmd);
+		self->added = false;
+	}
+	ep_close(&self->ep);
+	sysctl_restore("max_gso_size", self->old_gso);
+}
+
+FIXTURE_SETUP(route)
+{
 	int i, err;
 
-	watchdog_arm(&t->wd, 60, "route");
-	err = homa_ep_open(&ep, t->family, 0, 0);
+	self->old_gso = homa_sysctl_read("max_gso_size");
+	self->base = -1;
+	self->ep.fd = -1;
+	err = silent_peer(variant->family, &self->silent);
+	if (!err)
+		err = homa_ep_open(&self->ep, variant->family, 0, 0);
 	if (!err)
 		err = homa_sysctl_set("max_gso_size", PMTU_GSO);
 	/* The peer's first request fills its cache; a cache entry set in
@@ -605,32 +822,44 @@ static void route_tests(struct policy_test *t)
 	 * others wait for the next one.
 	 */
 	if (!err)
-		err = request(t, &ep, &t->silent, &id);
+		err = request(&self->ep, &self->silent, &self->id);
 	usleep(20 * 1000);
-	base = homa_metric("route_lookups");
+	self->base = homa_metric("route_lookups");
 	for (i = 0; i < 50 && !err; i++)
-		err = request(t, &ep, &t->silent, &id);
-	if (!expect_errno(&t->k, err, 0, "setup_50_requests_to_one_host"))
-		goto out;
-	lookups = homa_metric("route_lookups") - base;
-	ktap_diag(&t->k, "50 requests: %lld full route lookups", lookups);
-	ktap_result(&t->k, base >= 0 && lookups <= 4,
-		    "route_cache_serves_repeated_sends");
-	addr_ip(&t->silent, addr, sizeof(addr));
+		err = request(&self->ep, &self->silent, &self->id);
+	if (err)
+		route_cleanup(_metadata, self, variant->family);
+	ASSERT_ERRNO(0, err) TH_LOG("50 requests to one host");
+	addr_ip(&self->silent, self->addr, sizeof(self->addr));
+}
+
+FIXTURE_TEARDOWN(route)
+{
+	route_cleanup(_metadata, self, variant->family);
+}
+
+TEST_F_TIMEOUT(route, cache_serves_repeated_sends, 60)
+{
+	long long lookups = homa_metric("route_lookups") - self->base;
+
+	TH_LOG("50 requests: %lld full route lookups", lookups);
+	EXPECT_LE(0, self->base);
+	EXPECT_GE(4, lookups);
+}
+
+TEST_F_TIMEOUT(route, added_meanwhile_seen_through_cache, 60)
+{
+	int mtu = variant->family == AF_INET ? 900 : 1300;
+	char cmd[160];
+	int err;
+
 	snprintf(cmd, sizeof(cmd), "/sbin/ip -%d route add %s dev eth0 mtu %d",
-		 v, addr, mtu);
-	err = run(t, cmd);
-	ktap_result(&t->k, !err && sent_for_mtu(t, &ep, mtu, &id),
-		    "route_added_meanwhile_seen_through_cache");
-	snprintf(cmd, sizeof(cmd), "/sbin/ip -%d route del %s dev eth0", v,
-		 addr);
-	if (!err)
-		run(t, cmd);
-	homa_ep_close(&ep);
-out:
-	if (old_gso > 0)
-		homa_sysctl_set("max_gso_size", old_gso);
-	watchdog_disarm(&t->wd);
+		 variant->family == AF_INET ? 4 : 6, self->addr, mtu);
+	err = run(_metadata, cmd);
+	self->added = !err;
+	EXPECT_ERRNO(0, err);
+	EXPECT_TRUE(!err && sent_for_mtu(_metadata, &self->ep, &self->silent,
+					 mtu, &self->id));
 }
 
 /*
@@ -640,76 +869,143 @@ out:
  * peer), it retransmits as many segments as the new path MTU needs.
  * Quoting another id it is ignored and changes nothing.
  */
-static void pmtu_tests(struct policy_test *t)
-{
-	int type = t->family == AF_INET ? ICMP_DEST_UNREACH :
-					  ICMP6_PACKET_TOO_BIG;
-	int code = t->family == AF_INET ? ICMP_FRAG_NEEDED : 0;
-	int mtu = t->family == AF_INET ? 1000 : 1280;
-	long old_timeout = homa_sysctl_read("timeout_ticks");
-	long long ign = homa_metric("icmp_ignored");
-	long long pmtu = homa_metric("icmp_pmtu");
-	long old_gso = homa_sysctl_read("max_gso_size");
-	long long resent, want;
-	uint64_t id = 0, big = 0;
-	union homa_addr src;
+FIXTURE(pmtu) {
+	union homa_addr silent, src;
+	long old_timeout, old_gso;
+	long long ign, pmtu;	/* icmp_ignored, icmp_pmtu before */
+	int type, code, mtu;	/* the family's ICMP and its new MTU */
 	struct homa_ep ep;
+	uint64_t id;		/* a small RPC to the silent peer */
+	uint64_t big;		/* a BIG_LEN one, under way */
+};
+
+FIXTURE_VARIANT(pmtu) {
+	int family;
+};
+
+HOMA_FAMILY_VARIANTS(pmtu);
+
+static void pmtu_restore(FIXTURE_DATA(pmtu) *self)
+{
+	sysctl_restore("max_gso_size", self->old_gso);
+	sysctl_restore("timeout_ticks", self->old_timeout);
+}
+
+FIXTURE_SETUP(pmtu)
+{
+	int family = variant->family;
 	int err;
 
-	watchdog_arm(&t->wd, 60, "pmtu");
-	err = local_src(&t->silent, &src);
+	self->type = family == AF_INET ? ICMP_DEST_UNREACH :
+					 ICMP6_PACKET_TOO_BIG;
+	self->code = family == AF_INET ? ICMP_FRAG_NEEDED : 0;
+	self->mtu = family == AF_INET ? 1000 : 1280;
+	self->old_timeout = homa_sysctl_read("timeout_ticks");
+	self->ign = homa_metric("icmp_ignored");
+	self->pmtu = homa_metric("icmp_pmtu");
+	self->old_gso = homa_sysctl_read("max_gso_size");
+	self->ep.fd = -1;
+	err = silent_peer(family, &self->silent);
+	if (!err)
+		err = local_src(&self->silent, &self->src);
 	if (!err)
 		err = homa_sysctl_set("max_gso_size", PMTU_GSO);
-	/* The RPCs to the silent peer must live through the whole group. */
+	/* The RPCs to the silent peer must live through the whole test. */
 	if (!err)
 		err = homa_sysctl_set("timeout_ticks", 5000);
 	if (!err)
-		err = icmp_setup(t, &ep, &id);
+		err = silent_rpc(family, &self->silent, &self->ep, &self->id);
 	/* A message under way before the path MTU drops, at the link's. */
-	if (!err && !sent_for_mtu(t, &ep, 1500, &big)) {
-		homa_ep_close(&ep);
+	if (!err && !sent_for_mtu(_metadata, &self->ep, &self->silent, 1500,
+				  &self->big)) {
+		homa_ep_close(&self->ep);
 		err = -EIO;
 	}
-	if (!expect_errno(&t->k, err, 0, "setup_rpc_to_silent_peer"))
-		goto out;
-	/* An id that no RPC of ours has (ids go up by 2 per socket). */
-	err = send_icmp_full(t->family, type, code, mtu, &src, &t->silent,
-			     ep.port, big + 1000);
-	ktap_result(&t->k, !err && ign >= 0 &&
-		    homa_metric_rises_to("icmp_ignored", ign + 1, 5000) &&
-		    route_mtu(&t->silent) != mtu,
-		    "too_big_quoting_other_id_ignored");
-	err = send_icmp_full(t->family, type, code, mtu, &src, &t->silent,
-			     ep.port, id);
-	ktap_result(&t->k, !err && pmtu >= 0 &&
-		    homa_metric_rises_to("icmp_pmtu", pmtu + 1, 5000) &&
-		    route_mtu(&t->silent) == mtu,
-		    "too_big_quoting_rpc_lowers_route_mtu");
-	ktap_result(&t->k, sent_for_mtu(t, &ep, mtu, &id),
-		    "next_message_cut_to_path_mtu");
-	want = big_segments(t, mtu);
+	if (err)
+		pmtu_restore(self);
+	ASSERT_ERRNO(0, err)
+		TH_LOG("an RPC to the silent peer, a message under way");
+}
+
+FIXTURE_TEARDOWN(pmtu)
+{
+	ep_close(&self->ep);
+	/* Forget the exception: later tests start from the link MTU. */
+	run(_metadata, variant->family == AF_INET ?
+		       "/sbin/ip -4 route flush cache" :
+		       "/sbin/ip -6 route flush cache");
+	pmtu_restore(self);
+}
+
+/* Step 1: too big quoting an id that no RPC of ours has (ids go up by 2
+ * per socket).
+ */
+static bool pmtu_other_id_ignored(FIXTURE_DATA(pmtu) *self, int family)
+{
+	int err = send_icmp_full(family, self->type, self->code, self->mtu,
+				 &self->src, &self->silent, self->ep.port,
+				 self->big + 1000);
+
+	return !err && self->ign >= 0 &&
+	       homa_metric_rises_to("icmp_ignored", self->ign + 1, 5000) &&
+	       route_mtu(&self->silent) != self->mtu;
+}
+
+/* Step 2: too big quoting our RPC. */
+static bool pmtu_lowered(FIXTURE_DATA(pmtu) *self, int family)
+{
+	int err = send_icmp_full(family, self->type, self->code, self->mtu,
+				 &self->src, &self->silent, self->ep.port,
+				 self->id);
+
+	return !err && self->pmtu >= 0 &&
+	       homa_metric_rises_to("icmp_pmtu", self->pmtu + 1, 5000) &&
+	       route_mtu(&self->silent) == self->mtu;
+}
+
+TEST_F_TIMEOUT(pmtu, too_big_quoting_other_id_ignored, 60)
+{
+	EXPECT_TRUE(pmtu_other_id_ignored(self, variant->family));
+}
+
+TEST_F_TIMEOUT(pmtu, too_big_quoting_rpc_lowers_route_mtu, 60)
+{
+	pmtu_other_id_ignored(self, variant->family);
+	EXPECT_TRUE(pmtu_lowered(self, variant->family));
+}
+
+TEST_F_TIMEOUT(pmtu, next_message_cut_to_path_mtu, 60)
+{
+	pmtu_other_id_ignored(self, variant->family);
+	pmtu_lowered(self, variant->family);
+	EXPECT_TRUE(sent_for_mtu(_metadata, &self->ep, &self->silent,
+				 self->mtu, &self->id));
+}
+
+TEST_F_TIMEOUT(pmtu, message_under_way_recut_to_path_mtu, 60)
+{
+	int family = variant->family;
+	long long resent, want;
+	int err;
+
+	pmtu_other_id_ignored(self, family);
+	pmtu_lowered(self, family);
+	sent_for_mtu(_metadata, &self->ep, &self->silent, self->mtu,
+		     &self->id);
+	want = big_segments(family, self->mtu);
 	resent = homa_metric("resent_packets");
-	err = send_resend_from(&t->silent, &src, ep.port, big, BIG_LEN);
-	ktap_result(&t->k, !err && resent >= 0 &&
+	err = send_resend_from(&self->silent, &self->src, self->ep.port,
+			       self->big, BIG_LEN);
+	EXPECT_ERRNO(0, err);
+	EXPECT_LE(0, resent);
+	EXPECT_TRUE(!err && resent >= 0 &&
 		    homa_metric_rises_to("resent_packets", resent + want,
-					 5000) &&
-		    !usleep(200 * 1000) &&
-		    homa_metric("resent_packets") - resent == want,
-		    "message_under_way_recut_to_path_mtu");
-	ktap_diag(&t->k, "%d-byte path MTU: %lld segments retransmitted "
-		  "(want %lld; %lld at the link MTU)", mtu,
-		  homa_metric("resent_packets") - resent, want,
-		  big_segments(t, 1500));
-	homa_ep_close(&ep);
-	/* Forget the exception: later runs start from the link MTU. */
-	run(t, t->family == AF_INET ? "/sbin/ip -4 route flush cache" :
-				      "/sbin/ip -6 route flush cache");
-out:
-	if (old_gso > 0)
-		homa_sysctl_set("max_gso_size", old_gso);
-	if (old_timeout > 0)
-		homa_sysctl_set("timeout_ticks", old_timeout);
-	watchdog_disarm(&t->wd);
+					 5000));
+	usleep(200 * 1000);
+	EXPECT_EQ(want, homa_metric("resent_packets") - resent);
+	TH_LOG("%d-byte path MTU: %lld segments retransmitted (want %lld; %lld at the link MTU)",
+	       self->mtu, homa_metric("resent_packets") - resent, want,
+	       big_segments(family, 1500));
 }
 
 /* Writes @text to @path: 0 or -errno. */
@@ -746,75 +1042,111 @@ static int read_char(const char *path)
  * not delivered; once the policy is gone the client's retries get it
  * served. (Homa is registered with no_policy, so IP leaves this check to
  * it; without it the policy would be bypassed.) Needs xfrm_user, which
- * the debug kernel lacks.
+ * the debug kernel lacks: run with -- -F xfrm there.
  */
-static void xfrm_tests(struct policy_test *t)
-{
-	const char *lo = t->family == AF_INET ? "127.0.0.1" : "::1";
-	long long base = homa_metric("drop_policy");
-	long old_timeout = homa_sysctl_read("timeout_ticks");
-	int v = t->family == AF_INET ? 4 : 6;
-	char add[256], del[160], nopol[64];
+FIXTURE(xfrm) {
+	long old_timeout;
+	long long base;		/* drop_policy before */
+	int old_nopol;		/* lo's disable_policy before, or -1 */
+	bool have;		/* the policy is in place */
+	char del[160], nopol[64];
 	struct homa_ep srv, cli;
-	int old_nopol;
+	uint64_t id;
+};
+
+FIXTURE_VARIANT(xfrm) {
+	int family;
+};
+
+HOMA_FAMILY_VARIANTS(xfrm);
+
+static void xfrm_cleanup(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(xfrm) *self)
+{
+	ep_close(&self->cli);
+	ep_close(&self->srv);
+	if (self->have)
+		run(_metadata, self->del);
+	self->have = false;
+	if (self->old_nopol == '1')
+		write_file(self->nopol, "1");
+	sysctl_restore("timeout_ticks", self->old_timeout);
+}
+
+FIXTURE_SETUP(xfrm)
+{
+	const char *lo = variant->family == AF_INET ? "127.0.0.1" : "::1";
+	int v = variant->family == AF_INET ? 4 : 6;
 	union homa_addr dst;
-	struct homa_rx rx;
-	uint64_t id = 0;
-	bool have = false;
-	ssize_t n;
+	char add[256];
 	int err;
 
-	watchdog_arm(&t->wd, 60, "xfrm");
+	self->base = homa_metric("drop_policy");
+	self->old_timeout = homa_sysctl_read("timeout_ticks");
+	self->srv.fd = -1;
+	self->cli.fd = -1;
 	snprintf(add, sizeof(add),
 		 "/sbin/ip -%d xfrm policy add src %s dst %s proto %d dir in "
 		 "tmpl proto esp mode transport level required", v, lo, lo,
 		 IPPROTO_HOMA);
-	snprintf(del, sizeof(del),
+	snprintf(self->del, sizeof(self->del),
 		 "/sbin/ip -%d xfrm policy del src %s dst %s proto %d dir in",
 		 v, lo, lo, IPPROTO_HOMA);
 	/* Loopback skips inbound policy checks (disable_policy): turn that
 	 * off, or the policy would not apply to what we send ourselves. The
 	 * client must not give up while its packets are refused.
 	 */
-	snprintf(nopol, sizeof(nopol), "/proc/sys/net/ipv%d/conf/lo/disable_policy",
-		 v);
-	old_nopol = read_char(nopol);
-	err = write_file(nopol, "0");
+	snprintf(self->nopol, sizeof(self->nopol),
+		 "/proc/sys/net/ipv%d/conf/lo/disable_policy", v);
+	self->old_nopol = read_char(self->nopol);
+	err = write_file(self->nopol, "0");
 	if (!err)
 		err = homa_sysctl_set("timeout_ticks", 5000);
 	if (!err)
-		err = homa_ep_open(&srv, t->family, SERVER_PORT, 4);
+		err = homa_ep_open(&self->srv, variant->family, SERVER_PORT, 4);
 	if (!err)
-		err = homa_ep_open(&cli, t->family, 0, 4);
+		err = homa_ep_open(&self->cli, variant->family, 0, 4);
 	if (!err)
-		err = run(t, add);
-	have = !err;
-	homa_addr_loopback(&dst, t->family, SERVER_PORT);
+		err = run(_metadata, add);
+	self->have = !err;
+	homa_addr_loopback(&dst, variant->family, SERVER_PORT);
 	if (!err)
-		err = request(t, &cli, &dst, &id);
-	if (!expect_errno(&t->k, err, 0, "setup_esp_required_policy_and_request"))
-		goto out;
-	ktap_result(&t->k, base >= 0 &&
-		    homa_metric_rises_to("drop_policy", base + 1, 5000),
-		    "cleartext_request_dropped_by_policy");
-	homa_rx_init(&rx);
-	n = homa_receive(srv.fd, &rx, HOMA_RECVMSG_REQUEST, 0, MSG_DONTWAIT);
-	expect_errno(&t->k, n < 0 ? (int)n : 0, EAGAIN,
-		     "refused_request_not_delivered");
-	ktap_diag(&t->k, "drop_policy +%lld", homa_metric("drop_policy") - base);
-	have = run(t, del) != 0;
-	err = serve_request(t, &srv, &cli, id);
-	expect_errno(&t->k, err, 0, "request_served_after_policy_removed");
-	homa_ep_close(&cli);
-	homa_ep_close(&srv);
-out:
-	if (have)
-		run(t, del);
-	if (old_nopol == '1')
-		write_file(nopol, "1");
-	if (old_timeout > 0)
-		homa_sysctl_set("timeout_ticks", old_timeout);
-	watchdog_disarm(&t->wd);
+		err = request(&self->cli, &dst, &self->id);
+	if (err)
+		xfrm_cleanup(_metadata, self);
+	ASSERT_ERRNO(0, err) TH_LOG("ESP required by policy, and a request");
+}
+
+FIXTURE_TEARDOWN(xfrm)
+{
+	xfrm_cleanup(_metadata, self);
+}
+
+/* Step 1: whether the policy check dropped the request (within 5 s). */
+static bool xfrm_dropped(FIXTURE_DATA(xfrm) *self)
+{
+	return self->base >= 0 &&
+	       homa_metric_rises_to("drop_policy", self->base + 1, 5000);
+}
+
+TEST_F_TIMEOUT(xfrm, cleartext_request_dropped_by_policy, 60)
+{
+	EXPECT_TRUE(xfrm_dropped(self));
+	TH_LOG("drop_policy +%lld", homa_metric("drop_policy") - self->base);
+}
+
+TEST_F_TIMEOUT(xfrm, refused_request_not_delivered, 60)
+{
+	xfrm_dropped(self);
+	EXPECT_ERRNO(EAGAIN, request_waiting(&self->srv));
+}
+
+TEST_F_TIMEOUT(xfrm, request_served_after_policy_removed, 60)
+{
+	xfrm_dropped(self);
+	request_waiting(&self->srv);
+	self->have = run(_metadata, self->del) != 0;
+	EXPECT_ERRNO(0, serve_request(&self->srv, &self->cli, self->id));
 }
 
 /* Moves this process into the cgroup at @dir. */
@@ -859,6 +1191,7 @@ static int drop_all_egress_cgroup(int *prog_fd)
 	*prog_fd = (int)syscall(SYS_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
 	if (*prog_fd < 0) {
 		err = -errno;
+		*prog_fd = -1;
 		close(cg);
 		return err;
 	}
@@ -869,6 +1202,7 @@ static int drop_all_egress_cgroup(int *prog_fd)
 	if (syscall(SYS_bpf, BPF_PROG_ATTACH, &attr, sizeof(attr))) {
 		err = -errno;
 		close(*prog_fd);
+		*prog_fd = -1;
 		close(cg);
 		return err;
 	}
@@ -904,144 +1238,149 @@ static bool request_arrives(struct homa_ep *srv, int ms, struct homa_rx *rx)
 	return false;
 }
 
-/* cgroup egress BPF sees Homa's packets (they belong to their socket). */
-static void egress_tests(struct policy_test *t)
-{
-	long old_timeout = homa_sysctl_read("timeout_ticks");
-	int cg = -1, prog_fd = -1, udp = -1, err;
+/*
+ * cgroup egress BPF sees Homa's packets (they belong to their socket): a
+ * drop-all program on a cgroup stops the UDP datagrams and the Homa
+ * requests of sockets made in it; once it is detached the client's
+ * retries get the request served. Needs cgroup2 and BPF, which the debug
+ * kernel lacks: run with -- -F egress there.
+ */
+FIXTURE(egress) {
+	long old_timeout;
+	int cg, prog_fd, udp;
 	struct homa_ep srv, cli;
 	union homa_addr dst;
-	struct homa_rx rx;
-	uint64_t id = 0;
-	bool arrived;
+	uint64_t id;
+	bool arrived;		/* the Homa request reached the server */
+	struct homa_rx rx;	/* ... there */
+};
 
-	watchdog_arm(&t->wd, 60, "egress");
-	memset(&cli, 0, sizeof(cli));
-	memset(&srv, 0, sizeof(srv));
-	cli.fd = -1;
-	srv.fd = -1;
+FIXTURE_VARIANT(egress) {
+	int family;
+};
+
+HOMA_FAMILY_VARIANTS(egress);
+
+static void egress_cleanup(FIXTURE_DATA(egress) *self)
+{
+	if (self->udp >= 0)
+		close(self->udp);
+	self->udp = -1;
+	ep_close(&self->cli);
+	if (self->cg >= 0 || self->prog_fd >= 0) {
+		join_cgroup(CGROUP_ROOT);
+		if (self->prog_fd >= 0)
+			close(self->prog_fd);
+		if (self->cg >= 0)
+			close(self->cg);
+		self->prog_fd = -1;
+		self->cg = -1;
+		rmdir(CGROUP_DIR);
+	}
+	ep_close(&self->srv);
+	sysctl_restore("timeout_ticks", self->old_timeout);
+}
+
+FIXTURE_SETUP(egress)
+{
+	int err;
+
+	self->old_timeout = homa_sysctl_read("timeout_ticks");
+	self->cg = -1;
+	self->prog_fd = -1;
+	self->udp = -1;
+	self->srv.fd = -1;
+	self->cli.fd = -1;
 	/* The server's socket is made outside the cgroup: its packets pass. */
 	err = homa_sysctl_set("timeout_ticks", 5000);
 	if (!err)
-		err = homa_ep_open(&srv, t->family, EGRESS_PORT, 4);
+		err = homa_ep_open(&self->srv, variant->family, EGRESS_PORT, 4);
 	if (!err) {
-		cg = drop_all_egress_cgroup(&prog_fd);
-		err = cg < 0 ? cg : join_cgroup(CGROUP_DIR);
+		self->cg = drop_all_egress_cgroup(&self->prog_fd);
+		err = self->cg < 0 ? self->cg : join_cgroup(CGROUP_DIR);
 	}
 	/* Sockets made now belong to the cgroup. */
 	if (!err)
-		err = homa_ep_open(&cli, t->family, 0, 4);
+		err = homa_ep_open(&self->cli, variant->family, 0, 4);
 	if (!err) {
-		udp = socket(t->family, SOCK_DGRAM, 0);
-		err = udp < 0 ? -errno : 0;
+		self->udp = socket(variant->family, SOCK_DGRAM, 0);
+		err = self->udp < 0 ? -errno : 0;
 	}
-	homa_addr_loopback(&dst, t->family, EGRESS_PORT);
-	if (!expect_errno(&t->k, err, 0, "setup_cgroup_with_drop_all_egress"))
-		goto out;
-	/* UDP first: the program works. */
-	err = (int)sendto(udp, t->buf, 10, 0, &dst.sa, homa_addr_len(&dst));
-	expect_errno(&t->k, err < 0 ? -errno : 0, EPERM,
-		     "udp_send_in_cgroup_dropped_eperm");
-	err = request(t, &cli, &dst, &id);
-	arrived = !err && request_arrives(&srv, 500, &rx);
-	ktap_result(&t->k, !err && !arrived,
-		    "homa_request_in_cgroup_dropped_by_egress_program");
-	err = detach_egress(cg, prog_fd);
-	if (!err && !arrived)
-		arrived = request_arrives(&srv, 20000, &rx);
-	if (!err && arrived)
-		err = homa_send_response_buf(srv.fd, &rx.src, rx.ctl.id,
-					     t->buf, 50);
+	homa_addr_loopback(&self->dst, variant->family, EGRESS_PORT);
+	if (err)
+		egress_cleanup(self);
+	ASSERT_ERRNO(0, err) TH_LOG("cgroup with a drop-all egress program");
+}
+
+FIXTURE_TEARDOWN(egress)
+{
+	egress_cleanup(self);
+}
+
+/* Step 1: a UDP datagram from the cgroup: 0 or -errno (EPERM: dropped). */
+static int egress_udp(FIXTURE_DATA(egress) *self)
+{
+	return sys_err((int)sendto(self->udp, cfg.buf, 10, 0, &self->dst.sa,
+				   homa_addr_len(&self->dst)));
+}
+
+/* Step 2: a Homa request from the cgroup, looked for for 500 ms. */
+static int egress_request(FIXTURE_DATA(egress) *self)
+{
+	int err = request(&self->cli, &self->dst, &self->id);
+
+	self->arrived = !err && request_arrives(&self->srv, 500, &self->rx);
+	return err;
+}
+
+TEST_F_TIMEOUT(egress, udp_send_in_cgroup_dropped_eperm, 60)
+{
+	EXPECT_ERRNO(EPERM, egress_udp(self));
+}
+
+TEST_F_TIMEOUT(egress, homa_request_in_cgroup_dropped_by_egress_program, 60)
+{
+	int err;
+
+	egress_udp(self);
+	err = egress_request(self);
+	EXPECT_ERRNO(0, err);
+	EXPECT_FALSE(self->arrived);
+}
+
+TEST_F_TIMEOUT(egress, request_served_after_program_detached, 60)
+{
+	int err;
+
+	egress_udp(self);
+	egress_request(self);
+	err = detach_egress(self->cg, self->prog_fd);
+	if (!err && !self->arrived)
+		self->arrived = request_arrives(&self->srv, 20000, &self->rx);
+	if (!err && self->arrived)
+		err = homa_send_response_buf(self->srv.fd, &self->rx.src,
+					     self->rx.ctl.id, cfg.buf, 50);
 	if (!err)
-		err = arrived ? rpc_state(&cli, id, 0) : -ETIMEDOUT;
-	expect_errno(&t->k, err, 0, "request_served_after_program_detached");
-out:
-	if (udp >= 0)
-		close(udp);
-	if (cli.fd > 0)
-		homa_ep_close(&cli);
-	if (cg >= 0 || prog_fd >= 0) {
-		join_cgroup(CGROUP_ROOT);
-		if (prog_fd >= 0)
-			close(prog_fd);
-		if (cg >= 0)
-			close(cg);
-		rmdir(CGROUP_DIR);
-	}
-	if (srv.fd > 0)
-		homa_ep_close(&srv);
-	if (old_timeout > 0)
-		homa_sysctl_set("timeout_ticks", old_timeout);
-	watchdog_disarm(&t->wd);
+		err = self->arrived ? rpc_state(&self->cli, self->id, 0) :
+				      -ETIMEDOUT;
+	EXPECT_ERRNO(0, err);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "family", required_argument, NULL, 'f' },
 		{ "silent-peer", required_argument, NULL, 's' },
-		{ "only", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct group {
-		const char *name;
-		void (*run)(struct policy_test *t);
-		int cases;
-		bool v4_only;
-		bool on_request;	/* only with --only */
-	} groups[] = {
-		{ "filter", filter_tests, 4, false, false },
-		{ "ids", id_tests, 2, false, false },
-		{ "broadcast", broadcast_tests, 3, true, false },
-		{ "icmp", icmp_tests, 5, false, false },
-		{ "route", route_tests, 3, false, false },
-		{ "pmtu", pmtu_tests, 5, false, false },
-		{ "egress", egress_tests, 4, false, true },
-		{ "xfrm", xfrm_tests, 4, false, true },
-	};
-	static struct policy_test t;
-	const char *silent = NULL, *only = NULL;
-	int c, i, plan = 0;
-	bool sel[sizeof(groups) / sizeof(groups[0])];
+	union homa_addr a;
+	int c;
 
-	t.family = AF_INET;
-	while ((c = getopt_long(argc, argv, "f:s:", opts, NULL)) != -1) {
-		if (c == 'f')
-			t.family = homa_family_parse(optarg);
-		else if (c == 's')
-			silent = optarg;
-		else if (c == 'o')
-			only = optarg;
-		else
+	while ((c = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
+		if (c != 's' || homa_addr_parse(&a, optarg, SILENT_PORT) < 0)
 			usage(argv[0]);
+		cfg.silent[a.sa.sa_family == AF_INET6] = optarg;
 	}
-	if (t.family < 0)
-		usage(argv[0]);
-	if (!silent)
-		silent = homa_lab_addr("PEER", t.family);
-	if (!silent)
-		return 2;
-	if (homa_addr_parse(&t.silent, silent, SILENT_PORT) < 0 ||
-	    t.silent.sa.sa_family != t.family)
-		usage(argv[0]);
-	memset(t.buf, 0x5a, sizeof(t.buf));
-
-	for (i = 0; i < (int)(sizeof(groups) / sizeof(groups[0])); i++) {
-		sel[i] = only ? strcmp(only, groups[i].name) == 0 :
-				!groups[i].on_request;
-		sel[i] = sel[i] && (!groups[i].v4_only || t.family == AF_INET);
-		if (sel[i])
-			plan += groups[i].cases;
-	}
-	if (only && plan == 0)
-		usage(argv[0]);
-	ktap_start(&t.k, plan);
-	ktap_diag(&t.k, "IPv%d, silent peer %s", t.family == AF_INET ? 4 : 6,
-		  silent);
-	watchdog_start(&t.wd, &t.k);
-	for (i = 0; i < (int)(sizeof(groups) / sizeof(groups[0])); i++)
-		if (sel[i])
-			groups[i].run(&t);
-	watchdog_stop(&t.wd);
-	return ktap_finish(&t.k);
+	memset(cfg.buf, 0x5a, sizeof(cfg.buf));
+	return homa_harness_run(argc, argv, optind);
 }

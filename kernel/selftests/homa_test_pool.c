@@ -5,26 +5,23 @@
  * in range, each piece inside one bpage, no overlap while held, data
  * intact); bpages reused after they are returned; and a pool too small
  * for the messages in flight makes them wait, not fail, until bpages
- * come back.
+ * come back. Every test runs over IPv4 and over IPv6.
  *
- * Usage: homa_test_pool [--family 4|6]
+ * Usage: homa_test_pool [-- HARNESS-OPTIONS]
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "expect.h"
+#include "harness.h"
 #include "homa_msg.h"
 #include "homa_sock.h"
 #include "homa_sysctl.h"
-#include "ktap.h"
 #include "payload.h"
-#include "watchdog.h"
 
 #define PORT_LAYOUT 3001
 #define PORT_REUSE 3002
@@ -146,30 +143,6 @@ static int answer(int fd, const struct homa_rx *rx)
 	return homa_send_response_buf(fd, &rx->src, rx->ctl.id, &b, 1);
 }
 
-static void test_rcvbuf_get(struct ktap *k, int family)
-{
-	struct homa_rcvbuf_args got = { 0, 0 };
-	socklen_t len = sizeof(got);
-	struct homa_ep ep;
-	int err;
-
-	err = homa_ep_open(&ep, family, 0, 4);
-	if (!err)
-		err = getsockopt(ep.fd, IPPROTO_HOMA, SO_HOMA_RCVBUF, &got,
-				 &len) < 0 ? -errno : 0;
-	if (!err && (got.start != (uintptr_t)ep.region.base ||
-		     got.length != ep.region.length || len != sizeof(got))) {
-		ktap_diag(k, "getsockopt: start %#llx length %llu optlen %u; set %p %zu",
-			  (unsigned long long)got.start,
-			  (unsigned long long)got.length, (unsigned int)len,
-			  (void *)ep.region.base, ep.region.length);
-		err = -EBADMSG;
-	}
-	expect_errno(k, err, 0, "rcvbuf_getsockopt_returns_region");
-	if (ep.fd >= 0)
-		homa_ep_close(&ep);
-}
-
 /* Message @m's pieces, checked against the region: 0 or what failed. */
 static const char *check_pieces(const struct homa_region *r,
 				const struct homa_rx *m)
@@ -268,299 +241,428 @@ static int receive_held(struct homa_ep *ep, struct homa_rx *held, int want,
 	return n;
 }
 
+/* ------------------------------------------------------------------ */
+/* SO_HOMA_RCVBUF get returns the region that was set, with its optlen. */
+FIXTURE(rcvbuf) {
+	struct homa_ep ep;
+};
+
+FIXTURE_VARIANT(rcvbuf) {
+	int family;
+};
+
+HOMA_FAMILY_VARIANTS(rcvbuf);
+
+FIXTURE_SETUP(rcvbuf)
+{
+	self->ep.fd = -1;
+	ASSERT_ERRNO(0, homa_ep_open(&self->ep, variant->family, 0, 4));
+}
+
+FIXTURE_TEARDOWN(rcvbuf)
+{
+	homa_ep_close(&self->ep);
+}
+
+TEST_F_TIMEOUT(rcvbuf, getsockopt_returns_region, 30)
+{
+	struct homa_rcvbuf_args got = { 0, 0 };
+	socklen_t len = sizeof(got);
+
+	ASSERT_ERRNO(0, sys_err(getsockopt(self->ep.fd, IPPROTO_HOMA,
+					   SO_HOMA_RCVBUF, &got, &len)));
+	if (got.start != (uintptr_t)self->ep.region.base ||
+	    got.length != self->ep.region.length || len != sizeof(got))
+		TH_LOG("getsockopt: start %#llx length %llu optlen %u; set %p %zu",
+		       (unsigned long long)got.start,
+		       (unsigned long long)got.length, (unsigned int)len,
+		       (void *)self->ep.region.base, self->ep.region.length);
+	EXPECT_EQ((uintptr_t)self->ep.region.base, got.start);
+	EXPECT_EQ(self->ep.region.length, got.length);
+	EXPECT_EQ(sizeof(got), len);
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * Six messages of 300 bytes to 200,000 bytes, all received and held
+ * (no bpage returned): each has the bpage count its length needs, its
+ * pieces lie in the region and each within one bpage, no two overlap,
+ * the bytes are intact, the small ones share a bpage; then all are
+ * answered and their bpages returned.
+ */
+static const size_t layout_sizes[] = { 1000, 70000, 200000, 5000, 131072,
+				       300 };
+#define LAYOUT_COUNT ((int)(sizeof(layout_sizes) / sizeof(layout_sizes[0])))
+
+FIXTURE(layout) {
+	struct homa_ep ep;
+	struct pool_client c;
+	struct homa_rx held[MAX_MSGS];
+	int n;			/* messages received and held, or -errno */
+};
+
+FIXTURE_VARIANT(layout) {
+	int family;
+};
+
+HOMA_FAMILY_VARIANTS(layout);
+
+FIXTURE_SETUP(layout)
+{
+	int family = variant->family;
+
+	self->ep.fd = -1;
+	ASSERT_ERRNO(0, homa_ep_open(&self->ep, family, PORT_LAYOUT, 16));
+	ASSERT_ERRNO(0, client_start(&self->c, family, PORT_LAYOUT,
+				     layout_sizes, LAYOUT_COUNT, 100));
+	self->n = receive_held(&self->ep, self->held, LAYOUT_COUNT, 0);
+	if (self->n != LAYOUT_COUNT)
+		TH_LOG("received %d of %d: %s", self->n < 0 ? 0 : self->n,
+		       LAYOUT_COUNT, errno_name(self->n < 0 ? self->n : 0));
+}
+
+FIXTURE_TEARDOWN(layout)
+{
+	client_stop(&self->c);
+	homa_ep_close(&self->ep);
+}
+
+TEST_F_TIMEOUT(layout, receive_while_holding_bpages, 90)
+{
+	EXPECT_EQ(LAYOUT_COUNT, self->n);
+}
+
+TEST_F_TIMEOUT(layout, bpage_count_and_offsets_in_range, 90)
+{
+	const char *why = NULL;
+	int i;
+
+	ASSERT_EQ(LAYOUT_COUNT, self->n);
+	for (i = 0; i < self->n && !why; i++) {
+		why = check_pieces(&self->ep.region, &self->held[i]);
+		if (why)
+			TH_LOG("message of %zd bytes: %s (num_bpages %u, first offset %u)",
+			       self->held[i].length, why,
+			       self->held[i].ctl.num_bpages,
+			       self->held[i].ctl.bpage_offsets[0]);
+	}
+	EXPECT_EQ(NULL, why);
+}
+
+TEST_F_TIMEOUT(layout, held_messages_do_not_overlap, 90)
+{
+	ASSERT_EQ(LAYOUT_COUNT, self->n);
+	EXPECT_FALSE(pieces_overlap(self->held, self->n));
+}
+
+TEST_F_TIMEOUT(layout, held_messages_intact, 90)
+{
+	ASSERT_EQ(LAYOUT_COUNT, self->n);
+	EXPECT_TRUE(held_intact(&self->ep.region, self->held, self->n, 100,
+				LAYOUT_COUNT));
+}
+
 /*
  * Messages shorter than a bpage are packed: held at the same time, at
  * least two of them lie in one bpage (the pool's partial bpage).
  */
-static bool small_ones_share(struct ktap *k, const struct homa_rx *held,
-			     int n)
+TEST_F_TIMEOUT(layout, small_messages_packed_into_a_shared_bpage, 90)
 {
+	const struct homa_rx *held = self->held;
 	int i, j, small = 0, shared = 0;
 
-	for (i = 0; i < n; i++) {
+	ASSERT_EQ(LAYOUT_COUNT, self->n);
+	for (i = 0; i < self->n; i++) {
 		if (held[i].length >= HOMA_BPAGE_SIZE)
 			continue;
 		small++;
-		for (j = i + 1; j < n; j++)
+		for (j = i + 1; j < self->n; j++)
 			if (held[j].length < HOMA_BPAGE_SIZE &&
 			    held[i].ctl.bpage_offsets[0] >> HOMA_BPAGE_SHIFT ==
 			    held[j].ctl.bpage_offsets[0] >> HOMA_BPAGE_SHIFT)
 				shared++;
 	}
-	ktap_diag(k, "%d small messages, %d pairs of them in one bpage",
-		  small, shared);
-	return small >= 2 && shared > 0;
+	TH_LOG("%d small messages, %d pairs of them in one bpage", small,
+	       shared);
+	EXPECT_GE(small, 2);
+	EXPECT_GT(shared, 0);
 }
 
-static void test_layout(struct ktap *k, int family, struct homa_rx *held)
+TEST_F_TIMEOUT(layout, return_bpages_and_answer_all, 90)
 {
-	static const size_t sizes[] = { 1000, 70000, 200000, 5000, 131072,
-					300 };
-	const int count = sizeof(sizes) / sizeof(sizes[0]);
 	uint32_t offs[HOMA_MAX_BPAGES], noffs;
-	struct pool_client c;
-	const char *why = NULL;
-	struct homa_ep ep;
-	int n = 0, i, err;
+	int i, err, n = self->n < 0 ? 0 : self->n;
 
-	err = homa_ep_open(&ep, family, PORT_LAYOUT, 16);
-	if (!err) {
-		err = client_start(&c, family, PORT_LAYOUT, sizes, count, 100);
-		if (err)
-			homa_ep_close(&ep);
-	}
-	if (!expect_errno(k, err, 0, "layout_sockets")) {
-		for (i = 0; i < 6; i++)
-			ktap_result(k, false, "layout_case_%d", i);
-		return;
-	}
-	n = receive_held(&ep, held, count, 0);
-	if (n != count)
-		ktap_diag(k, "received %d of %d: %s", n < 0 ? 0 : n, count,
-			  errno_name(n < 0 ? n : 0));
-	ktap_result(k, n == count, "layout_receive_while_holding_bpages");
-	if (n < 0)
-		n = 0;
-	for (i = 0; i < n && !why; i++) {
-		why = check_pieces(&ep.region, &held[i]);
-		if (why)
-			ktap_diag(k, "message of %zd bytes: %s (num_bpages %u, first offset %u)",
-				  held[i].length, why, held[i].ctl.num_bpages,
-				  held[i].ctl.bpage_offsets[0]);
-	}
-	ktap_result(k, n == count && !why,
-		    "layout_bpage_count_and_offsets_in_range");
-	ktap_result(k, n == count && !pieces_overlap(held, n),
-		    "layout_held_messages_do_not_overlap");
-	ktap_result(k, n == count && held_intact(&ep.region, held, n, 100, count),
-		    "layout_held_messages_intact");
-	ktap_result(k, n == count && small_ones_share(k, held, n),
-		    "layout_small_messages_packed_into_a_shared_bpage");
 	for (i = 0; i < n; i++)
-		answer(ep.fd, &held[i]);
-	noffs = held_offsets(held, n, offs);
-	err = return_bpages(ep.fd, offs, noffs);
-	if (!err && !client_wait(&c, 20000))
+		answer(self->ep.fd, &self->held[i]);
+	noffs = held_offsets(self->held, n, offs);
+	err = return_bpages(self->ep.fd, offs, noffs);
+	if (!err && !client_wait(&self->c, 20000))
 		err = -ETIMEDOUT;
-	if (!err && c.errors)
-		err = c.first_err;
-	expect_errno(k, err, 0, "layout_return_bpages_and_answer_all");
-	client_stop(&c);
-	homa_ep_close(&ep);
+	if (!err && self->c.errors)
+		err = self->c.first_err;
+	EXPECT_ERRNO(0, err);
+	EXPECT_EQ(LAYOUT_COUNT, self->n);
 }
 
+/* ------------------------------------------------------------------ */
 /*
  * 16 one-bpage messages through a 4-bpage pool. The first one is held
  * (its bpage not returned) while the next 7 pass: none of them may get
  * its bpage. Then it is returned: the pool hands it out again to one of
  * the last 8 (it scans its bpages round robin, and at most 3 others can
- * be taken when it comes back).
+ * be taken when it comes back). Both tests run the whole exchange; each
+ * checks one side of it.
  */
-static void test_reuse(struct ktap *k, int family)
-{
-	enum { COUNT = 16, BPAGES = 4, HOLD_FOR = 7 };
-	size_t sizes[COUNT];
-	int got = 0, bad = 0, clash = 0, reused = 0, i, err;
-	uint32_t held = UINT32_MAX, page;
-	struct pool_client c;
+enum { REUSE_COUNT = 16, REUSE_BPAGES = 4, REUSE_HOLD_FOR = 7 };
+
+FIXTURE(reuse) {
 	struct homa_ep ep;
+	struct pool_client c;
+	size_t sizes[REUSE_COUNT];
+	int got, bad, clash, reused;
+	uint32_t held;
+};
+
+FIXTURE_VARIANT(reuse) {
+	int family;
+};
+
+HOMA_FAMILY_VARIANTS(reuse);
+
+FIXTURE_SETUP(reuse)
+{
+	int i;
+
+	for (i = 0; i < REUSE_COUNT; i++)
+		self->sizes[i] = HOMA_BPAGE_SIZE;
+	self->ep.fd = -1;
+	ASSERT_ERRNO(0, homa_ep_open(&self->ep, variant->family, PORT_REUSE,
+				     REUSE_BPAGES));
+	ASSERT_ERRNO(0, client_start(&self->c, variant->family, PORT_REUSE,
+				     self->sizes, REUSE_COUNT, 200));
+}
+
+FIXTURE_TEARDOWN(reuse)
+{
+	client_stop(&self->c);
+	homa_ep_close(&self->ep);
+}
+
+/* Receives the 16 messages, holding the first one's bpage for 7. */
+static void run_reuse(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(reuse) *self)
+{
+	struct homa_ep *ep = &self->ep;
+	uint32_t page, held = UINT32_MAX;
 	struct homa_rx rx;
 	ssize_t r;
 
-	for (i = 0; i < COUNT; i++)
-		sizes[i] = HOMA_BPAGE_SIZE;
-	err = homa_ep_open(&ep, family, PORT_REUSE, BPAGES);
-	if (!err) {
-		err = client_start(&c, family, PORT_REUSE, sizes, COUNT, 200);
-		if (err)
-			homa_ep_close(&ep);
-	}
-	if (!expect_errno(k, err, 0, "reuse_sockets")) {
-		ktap_result(k, false, "reuse_all_messages_complete");
-		ktap_result(k, false, "reuse_offsets_repeat");
-		return;
-	}
+	self->got = self->bad = self->clash = self->reused = 0;
 	homa_rx_init(&rx);
-	while (got < COUNT) {
-		if (got == 1 + HOLD_FOR && held != UINT32_MAX) {
+	while (self->got < REUSE_COUNT) {
+		if (self->got == 1 + REUSE_HOLD_FOR && held != UINT32_MAX) {
 			/* Hand the held bpage back with this receive. */
 			rx.ret_offsets[rx.ret_count++] = held;
 		}
-		r = homa_receive(ep.fd, &rx, HOMA_RECVMSG_REQUEST, 0, 0);
+		r = homa_receive(ep->fd, &rx, HOMA_RECVMSG_REQUEST, 0, 0);
 		if (r < 0) {
-			ktap_diag(k, "recvmsg after %d: %s", got,
-				  errno_name((int)r));
+			TH_LOG("recvmsg after %d: %s", self->got,
+			       errno_name((int)r));
 			break;
 		}
-		got++;
-		if (r != HOMA_BPAGE_SIZE || check_pieces(&ep.region, &rx) ||
-		    !match_seed(&ep.region, &rx, 200, COUNT))
-			bad++;
+		self->got++;
+		if (r != HOMA_BPAGE_SIZE || check_pieces(&ep->region, &rx) ||
+		    !match_seed(&ep->region, &rx, 200, REUSE_COUNT))
+			self->bad++;
 		page = rx.ctl.bpage_offsets[0] >> HOMA_BPAGE_SHIFT;
-		if (got == 1) {
+		if (self->got == 1) {
 			held = rx.ctl.bpage_offsets[0];
-			answer(ep.fd, &rx);
+			answer(ep->fd, &rx);
 			rx.ret_count = 0;	/* keep it */
 			continue;
 		}
-		if (got <= 1 + HOLD_FOR && page == held >> HOMA_BPAGE_SHIFT)
-			clash++;
-		if (got > 1 + HOLD_FOR && page == held >> HOMA_BPAGE_SHIFT)
-			reused++;
-		answer(ep.fd, &rx);
+		if (self->got <= 1 + REUSE_HOLD_FOR &&
+		    page == held >> HOMA_BPAGE_SHIFT)
+			self->clash++;
+		if (self->got > 1 + REUSE_HOLD_FOR &&
+		    page == held >> HOMA_BPAGE_SHIFT)
+			self->reused++;
+		answer(ep->fd, &rx);
 	}
+	self->held = held;
 	/* Return the last one's bpage (nothing more comes: EAGAIN). */
-	return_bpages(ep.fd, rx.ret_offsets, rx.ret_count);
-	if (!client_wait(&c, 20000) || c.errors)
-		ktap_diag(k, "client: %d responses, %d errors (%s)",
-			  c.responses, c.errors, errno_name(c.first_err));
-	ktap_result(k, got == COUNT && bad == 0 && c.responses == COUNT,
-		    "reuse_all_messages_complete");
-	ktap_diag(k, "held bpage %u: given to %d of the %d messages while held, to %d of the %d after its return",
-		  held >> HOMA_BPAGE_SHIFT, clash, HOLD_FOR, reused,
-		  COUNT - 1 - HOLD_FOR);
-	ktap_result(k, got == COUNT && clash == 0 && reused > 0,
-		    "reuse_offsets_repeat");
-	client_stop(&c);
-	homa_ep_close(&ep);
+	return_bpages(ep->fd, rx.ret_offsets, rx.ret_count);
+	if (!client_wait(&self->c, 20000) || self->c.errors)
+		TH_LOG("client: %d responses, %d errors (%s)",
+		       self->c.responses, self->c.errors,
+		       errno_name(self->c.first_err));
+	TH_LOG("held bpage %u: given to %d of the %d messages while held, to %d of the %d after its return",
+	       held >> HOMA_BPAGE_SHIFT, self->clash, REUSE_HOLD_FOR,
+	       self->reused, REUSE_COUNT - 1 - REUSE_HOLD_FOR);
 }
 
-static void test_exhaustion(struct ktap *k, int family, struct homa_rx *held)
+TEST_F_TIMEOUT(reuse, all_messages_complete, 90)
 {
-	enum { COUNT = 6, BPAGES = 4 };
-	size_t sizes[COUNT];
-	int n = 0, more, i, idle, waited, err, rest_ok;
-	struct pool_client c;
-	struct homa_ep ep;
+	run_reuse(_metadata, self);
+	EXPECT_EQ(REUSE_COUNT, self->got);
+	EXPECT_EQ(0, self->bad);
+	EXPECT_EQ(REUSE_COUNT, self->c.responses);
+}
 
-	for (i = 0; i < COUNT; i++)
-		sizes[i] = 100000;
-	err = homa_ep_open(&ep, family, PORT_EXHAUST, BPAGES);
-	if (!err) {
-		err = client_start(&c, family, PORT_EXHAUST, sizes, COUNT, 300);
-		if (err)
-			homa_ep_close(&ep);
-	}
-	if (!expect_errno(k, err, 0, "exhaust_sockets")) {
-		ktap_result(k, false, "exhaust_pool_full_holds_messages_back");
-		ktap_result(k, false, "exhaust_senders_wait_not_fail");
-		ktap_result(k, false, "exhaust_all_complete_after_return");
-		return;
-	}
+TEST_F_TIMEOUT(reuse, offsets_repeat, 90)
+{
+	run_reuse(_metadata, self);
+	EXPECT_EQ(REUSE_COUNT, self->got);
+	EXPECT_EQ(0, self->clash);
+	EXPECT_GT(self->reused, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * Six messages of 100,000 bytes (two bpages each) through a 4-bpage
+ * pool: what fits is received and held; the others wait, and their
+ * senders do not give up for longer than the protocol's timeout; once
+ * the held bpages come back, all complete. The setup receives what fits.
+ */
+enum { EXHAUST_COUNT = 6, EXHAUST_BPAGES = 4 };
+
+FIXTURE(exhaust) {
+	struct homa_ep ep;
+	struct pool_client c;
+	size_t sizes[EXHAUST_COUNT];
+	struct homa_rx held[MAX_MSGS];
+	int n;			/* messages received and held */
+};
+
+FIXTURE_VARIANT(exhaust) {
+	int family;
+};
+
+HOMA_FAMILY_VARIANTS(exhaust);
+
+FIXTURE_SETUP(exhaust)
+{
+	int i, more, idle, waited;
+
+	for (i = 0; i < EXHAUST_COUNT; i++)
+		self->sizes[i] = 100000;
+	self->ep.fd = -1;
+	ASSERT_ERRNO(0, homa_ep_open(&self->ep, variant->family,
+				     PORT_EXHAUST, EXHAUST_BPAGES));
+	ASSERT_ERRNO(0, client_start(&self->c, variant->family, PORT_EXHAUST,
+				     self->sizes, EXHAUST_COUNT, 300));
 	/*
 	 * Take what fits, keeping it, until nothing more comes for 2 s
 	 * (waiting up to 20 s for the first message).
 	 */
-	for (idle = 0, waited = 0; idle < 20 && waited < 200 && n < COUNT;) {
-		more = receive_held(&ep, held + n, COUNT - n, 1);
+	self->n = 0;
+	for (idle = 0, waited = 0;
+	     idle < 20 && waited < 200 && self->n < EXHAUST_COUNT;) {
+		more = receive_held(&self->ep, self->held + self->n,
+				    EXHAUST_COUNT - self->n, 1);
 		if (more > 0) {
-			n += more;
+			self->n += more;
 			idle = 0;
 			continue;
 		}
-		idle += n > 0;
+		idle += self->n > 0;
 		waited++;
 		usleep(100 * 1000);
 	}
-	ktap_diag(k, "pool of %d bpages holds %d of %d messages of 100000 bytes",
-		  BPAGES, n, COUNT);
-	ktap_result(k, n >= 1 && n < COUNT,
-		    "exhaust_pool_full_holds_messages_back");
-	/*
-	 * Nobody gives up, for longer than the protocol's timeout. Time is
-	 * measured in the timer's ticks, through what they make happen: a
-	 * waiting sender asks for its response (RESEND) every resend_ticks
-	 * silent ticks, and the receiver's BUSY answer starts the count
-	 * again. Once the waiting senders have sent (timeout_ticks /
-	 * resend_ticks + 1) RESENDs each, more than timeout_ticks ticks
-	 * have passed for at least one of them.
-	 */
-	{
-		long tt = homa_sysctl_read("timeout_ticks");
-		long rt = homa_sysctl_read("resend_ticks");
-		long long r0 = homa_metric("resend_requests_sent"), need;
-		bool waited;
+	TH_LOG("pool of %d bpages holds %d of %d messages of 100000 bytes",
+	       EXHAUST_BPAGES, self->n, EXHAUST_COUNT);
+}
 
-		need = rt > 0 && tt > 0 ? (long long)(COUNT - n) * (tt / rt + 1)
-					: 1;
-		waited = tt > 0 && rt > 0 &&
-			 homa_metric_rises_to("resend_requests_sent",
-					      r0 + need, 60000);
-		ktap_diag(k, "%d senders waited: resend_requests_sent +%lld (want %lld: timeout_ticks %ld, resend_ticks %ld), sender errors %d",
-			  COUNT - n, homa_metric("resend_requests_sent") - r0,
-			  need, tt, rt, c.errors);
-		ktap_result(k, waited && c.errors == 0,
-			    "exhaust_senders_wait_not_fail");
-	}
-	rest_ok = held_intact(&ep.region, held, n, 300, COUNT);
+FIXTURE_TEARDOWN(exhaust)
+{
+	client_stop(&self->c);
+	homa_ep_close(&self->ep);
+}
+
+TEST_F_TIMEOUT(exhaust, pool_full_holds_messages_back, 90)
+{
+	EXPECT_GE(self->n, 1);
+	EXPECT_LT(self->n, EXHAUST_COUNT);
+}
+
+/*
+ * Nobody gives up, for longer than the protocol's timeout. Time is
+ * measured in the timer's ticks, through what they make happen: a
+ * waiting sender asks for its response (RESEND) every resend_ticks
+ * silent ticks, and the receiver's BUSY answer starts the count again.
+ * Once the waiting senders have sent (timeout_ticks / resend_ticks + 1)
+ * RESENDs each, more than timeout_ticks ticks have passed for at least
+ * one of them. Returns whether they did (within 60 s).
+ */
+static bool senders_waited(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(exhaust) *self)
+{
+	long tt = homa_sysctl_read("timeout_ticks");
+	long rt = homa_sysctl_read("resend_ticks");
+	long long r0 = homa_metric("resend_requests_sent"), need;
+	int waiting = EXHAUST_COUNT - self->n;
+	bool waited;
+
+	need = rt > 0 && tt > 0 ? (long long)waiting * (tt / rt + 1) : 1;
+	waited = tt > 0 && rt > 0 &&
+		 homa_metric_rises_to("resend_requests_sent", r0 + need,
+				      60000);
+	TH_LOG("%d senders waited: resend_requests_sent +%lld (want %lld: timeout_ticks %ld, resend_ticks %ld), sender errors %d",
+	       waiting, homa_metric("resend_requests_sent") - r0, need, tt,
+	       rt, self->c.errors);
+	return waited;
+}
+
+TEST_F_TIMEOUT(exhaust, senders_wait_not_fail, 90)
+{
+	EXPECT_TRUE(senders_waited(_metadata, self));
+	EXPECT_EQ(0, self->c.errors);
+}
+
+/*
+ * After that wait, every held bpage is handed back with the next
+ * receive: the messages that waited now get space and arrive one after
+ * the other, intact, and every sender gets its response.
+ */
+TEST_F_TIMEOUT(exhaust, all_complete_after_return, 90)
+{
+	int n = self->n, i, err = 0;
+	struct homa_rx rx;
+	bool rest_ok;
+	ssize_t r;
+
+	senders_waited(_metadata, self);
+	rest_ok = held_intact(&self->ep.region, self->held, n, 300,
+			      EXHAUST_COUNT);
 	for (i = 0; i < n; i++)
-		answer(ep.fd, &held[i]);
-	/*
-	 * Hand every held bpage back with the next receive: the messages
-	 * that waited now get space and arrive one after the other.
-	 */
-	{
-		struct homa_rx rx;
-		ssize_t r;
-
-		homa_rx_init(&rx);
-		rx.ret_count = held_offsets(held, n, rx.ret_offsets);
-		for (i = n, err = 0; i < COUNT && !err; i++) {
-			r = homa_receive(ep.fd, &rx, HOMA_RECVMSG_REQUEST, 0, 0);
-			if (r < 0) {
-				err = (int)r;
-				break;
-			}
-			rest_ok &= r == 100000 &&
-				   match_seed(&ep.region, &rx, 300, COUNT);
-			answer(ep.fd, &rx);
+		answer(self->ep.fd, &self->held[i]);
+	homa_rx_init(&rx);
+	rx.ret_count = held_offsets(self->held, n, rx.ret_offsets);
+	for (i = n; i < EXHAUST_COUNT; i++) {
+		r = homa_receive(self->ep.fd, &rx, HOMA_RECVMSG_REQUEST, 0, 0);
+		if (r < 0) {
+			err = (int)r;
+			break;
 		}
+		rest_ok &= r == 100000 &&
+			   match_seed(&self->ep.region, &rx, 300,
+				      EXHAUST_COUNT);
+		answer(self->ep.fd, &rx);
 	}
-	if (!err && !client_wait(&c, 20000))
+	if (!err && !client_wait(&self->c, 20000))
 		err = -ETIMEDOUT;
-	if (err || !rest_ok || c.responses != COUNT)
-		ktap_diag(k, "after return: %s, payloads %s, client %d responses %d errors (%s)",
-			  errno_name(err), rest_ok ? "ok" : "BAD", c.responses,
-			  c.errors, errno_name(c.first_err));
-	ktap_result(k, !err && rest_ok && c.responses == COUNT,
-		    "exhaust_all_complete_after_return");
-	client_stop(&c);
-	homa_ep_close(&ep);
+	if (err || !rest_ok || self->c.responses != EXHAUST_COUNT)
+		TH_LOG("after return: %s, payloads %s, client %d responses %d errors (%s)",
+		       errno_name(err), rest_ok ? "ok" : "BAD",
+		       self->c.responses, self->c.errors,
+		       errno_name(self->c.first_err));
+	EXPECT_ERRNO(0, err);
+	EXPECT_TRUE(rest_ok);
+	EXPECT_EQ(EXHAUST_COUNT, self->c.responses);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "family", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct homa_rx *held;
-	int family = AF_INET, c;
-	struct watchdog wd;
-	struct ktap k;
-
-	while ((c = getopt_long(argc, argv, "f:", opts, NULL)) != -1) {
-		if (c == 'f')
-			family = homa_family_parse(optarg);
-		if (c != 'f' || family < 0) {
-			fprintf(stderr, "usage: %s [--family 4|6]\n", argv[0]);
-			return 2;
-		}
-	}
-	held = calloc(MAX_MSGS, sizeof(*held));
-	if (!held)
-		return 1;
-	ktap_start(&k, 1 + 7 + 3 + 4);
-	watchdog_start(&wd, &k);
-	watchdog_arm(&wd, 30, "rcvbuf_getsockopt");
-	test_rcvbuf_get(&k, family);
-	watchdog_arm(&wd, 90, "layout");
-	test_layout(&k, family, held);
-	watchdog_arm(&wd, 90, "reuse");
-	test_reuse(&k, family);
-	watchdog_arm(&wd, 90, "exhaustion");
-	test_exhaustion(&k, family, held);
-	watchdog_stop(&wd);
-	free(held);
-	return ktap_finish(&k);
+	return homa_harness_run(argc, argv, 1);
 }

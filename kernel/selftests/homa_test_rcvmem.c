@@ -4,6 +4,7 @@
  * items 7 and 10). The packets come from the lab host (rcvmem_host.sh
  * injects them with homa-pktgen).
  *
+ * Tools, not tests (the lab's scripts run them between host steps):
  *   homa_test_rcvmem server --family 4|6 --port P --rcvbuf B --pidfile F
  *       Starts an echo server daemon (64 bpages) whose socket has the
  *       receive budget B (SO_RCVBUFFORCE; the kernel doubles it, as for
@@ -14,20 +15,21 @@
  *       Starts a daemon that samples the metric rcvmem_bytes, used memory
  *       (MemTotal - MemAvailable) and Slab every 10 ms and keeps the first
  *       and largest values in F.
- *   homa_test_rcvmem check --family 4|6 --port P --budget B --file F
- *                          [--slack-kb K] [--global]
- *       After a flood of one-byte segments at the server on P (budget B,
- *       as the server printed it, or net.homa.rcvmem_max_kb with
- *       --global): receive memory stayed within the budget, memory in use
- *       grew by less than the budget plus slack, drops were counted
- *       (drop_rcvbuf, and drop_msg_mem unless --global), the flood's RPCs
- *       time out, the receive memory is given back, and well-formed RPCs
- *       (100 B and 200 KB) are served.
- *   homa_test_rcvmem default --family 4|6
- *       A new socket's receive budget is HOMA's default (64 MiB), not
- *       net.core.rmem_default.
- *
- * Each prints KTAP with fixed case names.
+ * The tests (kselftest harness):
+ *   homa_test_rcvmem [--port P --budget B --file F [--slack-kb K]
+ *                    [--global]] [-- HARNESS ARGS]
+ *       default_budget: a new socket's receive budget is Homa's default
+ *       (64 MiB), not net.core.rmem_default.
+ *       check (needs --port, --budget, --file): after a flood of one-byte
+ *       segments at the server on P (budget B, as the server printed it,
+ *       or net.homa.rcvmem_max_kb with --global): receive memory stayed
+ *       within the budget, memory in use grew by less than the budget
+ *       plus slack, drops were counted (drop_rcvbuf, and drop_msg_mem
+ *       unless --global), the flood's RPCs time out, the receive memory
+ *       is given back, and well-formed RPCs (100 B and 200 KB) are
+ *       served. The host floods one family at a time: select its variant
+ *       ("-- -V ipv6 -f check": the harness's filters stop at the first
+ *       match).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,8 +49,7 @@
 #include "homa_msg.h"
 #include "homa_sock.h"
 #include "homa_sysctl.h"
-#include "ktap.h"
-#include "watchdog.h"
+#include "harness.h"
 
 /*
  * Memory in use may grow by at most the budget plus SLACK_KB (it is
@@ -64,15 +65,16 @@
 #define BIG_LEN		(200 * 1000)
 #define DEFAULT_RCVBUF	(64LL << 20)
 
-struct opts {
-	const char *mode;
+/* The options: a tool's, or the tests' (they read them from here). */
+static struct opts {
+	const char *mode;	/* server, stop, monitor; NULL for the tests */
 	int family;
 	int port;
 	long long rcvbuf;
 	long long slack_kb;
 	const char *file;
 	bool global;	/* check: the bound is rcvmem_max_kb, not the socket's */
-};
+} cfg;
 
 static long long now_ms(void)
 {
@@ -93,12 +95,12 @@ static void usage(void)
 		"usage: homa_test_rcvmem server --family 4|6 --port P --rcvbuf B --pidfile F\n"
 		"       homa_test_rcvmem stop --pidfile F\n"
 		"       homa_test_rcvmem monitor --file F\n"
-		"       homa_test_rcvmem check --family 4|6 --port P --budget B --file F [--slack-kb K] [--global]\n"
-		"       homa_test_rcvmem default --family 4|6\n");
+		"       homa_test_rcvmem [--port P --budget B --file F [--slack-kb K] [--global]] [-- HARNESS ARGS]\n");
 	exit(2);
 }
 
-static void parse(int argc, char **argv, struct opts *o)
+/* Fills cfg; optind is then the first argument for the harness. */
+static void parse(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "family", required_argument, NULL, 'f' },
@@ -111,12 +113,17 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "global", no_argument, NULL, 'g' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct opts *o = &cfg;
 	int c;
 
-	if (argc < 2)
-		usage();
-	*o = (struct opts){ .mode = argv[1], .family = AF_INET };
-	optind = 2;
+	o->family = AF_INET;
+	optind = 1;
+	if (argc > 1 && (!strcmp(argv[1], "server") ||
+			 !strcmp(argv[1], "stop") ||
+			 !strcmp(argv[1], "monitor"))) {
+		o->mode = argv[1];
+		optind = 2;
+	}
 	while ((c = getopt_long(argc, argv, "f:p:r:F:s:g", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -360,18 +367,25 @@ static int do_monitor(const struct opts *o)
 	_exit(0);
 }
 
+/*
+ * Stops the monitor of @file (once: its pid file goes with it) and reads
+ * what it kept.
+ */
 static int monitor_stop(const char *file, struct mon *m)
 {
 	char pidfile[256];
 	int pid, i;
 
 	snprintf(pidfile, sizeof(pidfile), "%s.pid", file);
+	if (access(pidfile, F_OK))
+		return mon_read(file, m);	/* stopped, or never started */
 	pid = read_pid(pidfile);
 	if (pid <= 1)
 		return -ENOENT;
 	kill(pid, SIGTERM);
 	for (i = 0; i < 100 && kill(pid, 0) == 0; i++)
 		usleep(20000);
+	unlink(pidfile);	/* stopped once, for every test */
 	return mon_read(file, m);
 }
 
@@ -414,137 +428,196 @@ static int echo_rpc(int family, const union homa_addr *server, size_t len)
 	return err;
 }
 
-static int do_check(const struct opts *o)
-{
-	long long used_after, rmem_after, t0, drops_rcvbuf, drops_msg;
-	long long budget = o->rcvbuf;
-	long long slack = o->slack_kb ? o->slack_kb : SLACK_KB;
-	long long slab_slack = o->slack_kb ? o->slack_kb : SLAB_SLACK_KB;
-	union homa_addr server;
-	struct watchdog wd;
-	struct ktap k;
+/*
+ * Receive memory stays within a socket's budget under a flood of
+ * one-byte segments (the host's, at the server on --port whose budget is
+ * --budget, or net.homa.rcvmem_max_kb with --global). The monitor,
+ * started before the flood, kept the first and largest values; setup
+ * waits for the flood's RPCs to time out (ticks are up to ~5 ms on a
+ * debug guest) and be reaped, then stops it, once.
+ */
+FIXTURE(check) {
 	struct mon m;
 	bool gone;
-	long ticks;
-	int err, i;
+};
 
-	if (!o->file || o->port <= 0 || budget <= 0)
-		usage();
-	ktap_start(&k, 7);
-	watchdog_start(&wd, &k);
-	ticks = homa_sysctl_read("timeout_ticks");
+FIXTURE_VARIANT(check) {
+	int family;
+};
 
-	/* The flood's RPCs time out (ticks are up to ~5 ms on a debug
-	 * guest) and are reaped.
-	 */
+HOMA_FAMILY_VARIANTS(check);
+
+FIXTURE_SETUP(check)
+{
+	long ticks = homa_sysctl_read("timeout_ticks");
+	long long t0;
+	int err = 0, i;
+
+	if (!cfg.file || cfg.port <= 0 || cfg.rcvbuf <= 0)
+		SKIP(return, "needs --port, --budget and --file (the monitor's)");
 	for (i = 0; i < 20; i++) {
-		err = mon_read(o->file, &m);
+		err = mon_read(cfg.file, &self->m);
 		if (!err)
 			break;
 		usleep(50000);
 	}
-	if (err)
-		ktap_diag(&k, "monitor file: %s", strerror(-err));
+	ASSERT_ERRNO(0, err) TH_LOG("monitor file %s", cfg.file);
 	t0 = now_ms();
-	gone = !err && homa_metric_falls_to("server_rpcs_live", m.live0,
-					    (int)(30 * ticks + 30000));
-	ktap_diag(&k, "server_rpcs_live %lld %s %lld after %lld ms",
-		  homa_metric("server_rpcs_live"),
-		  gone ? "back to" : "not back to", m.live0, now_ms() - t0);
-	err = monitor_stop(o->file, &m);
-	if (err) {
-		ktap_diag(&k, "monitor: %s", strerror(-err));
-		memset(&m, 0, sizeof(m));
-	}
-	drops_rcvbuf = homa_metric("drop_rcvbuf") - m.rcvbuf0;
-	drops_msg = homa_metric("drop_msg_mem") - m.msgmem0;
-	ktap_diag(&k, "flood: %lld DATA received; dropped over the socket budget (drop_rcvbuf) %lld, over the per-message bound (drop_msg_mem) %lld",
-		  homa_metric("pkts_rcvd_DATA") - m.data0, drops_rcvbuf,
-		  drops_msg);
-	ktap_diag(&k, "rcvmem_bytes: before %lld, peak %lld (budget %lld); %lld samples",
-		  m.rmem0, m.rmem_peak, budget, m.samples);
-	ktap_result(&k, m.samples > 0 && m.rmem0 >= 0 &&
-		    m.rmem_peak - m.rmem0 <= budget + ONE_SKB &&
-		    m.rmem_peak - m.rmem0 >= budget / 2,
-		    "receive memory reaches the budget and stays within it");
+	self->gone = homa_metric_falls_to("server_rpcs_live", self->m.live0,
+					  (int)(30 * ticks + 30000));
+	TH_LOG("server_rpcs_live %lld %s %lld after %lld ms",
+	       homa_metric("server_rpcs_live"),
+	       self->gone ? "back to" : "not back to", self->m.live0,
+	       now_ms() - t0);
+	ASSERT_ERRNO(0, monitor_stop(cfg.file, &self->m))
+		TH_LOG("monitor file %s", cfg.file);
+}
+
+FIXTURE_TEARDOWN(check)
+{
+}
+
+/* The flood's setup waits up to 30 * timeout_ticks ms + 30 s. */
+TEST_F_TIMEOUT(check, receive_memory_reaches_budget_within_it, 120)
+{
+	const struct mon *m = &self->m;
+
+	TH_LOG("flood: %lld DATA received; dropped over the socket budget (drop_rcvbuf) %lld, over the per-message bound (drop_msg_mem) %lld",
+	       homa_metric("pkts_rcvd_DATA") - m->data0,
+	       homa_metric("drop_rcvbuf") - m->rcvbuf0,
+	       homa_metric("drop_msg_mem") - m->msgmem0);
+	TH_LOG("rcvmem_bytes: before %lld, peak %lld (budget %lld); %lld samples",
+	       m->rmem0, m->rmem_peak, cfg.rcvbuf, m->samples);
+	EXPECT_GT(m->samples, 0);
+	EXPECT_GE(m->rmem0, 0);
+	EXPECT_LE(m->rmem_peak - m->rmem0, cfg.rcvbuf + ONE_SKB);
+	EXPECT_GE(m->rmem_peak - m->rmem0, cfg.rcvbuf / 2);
+}
+
+TEST_F_TIMEOUT(check, memory_in_use_within_budget_plus_slack, 120)
+{
+	long long slack = cfg.slack_kb ? cfg.slack_kb : SLACK_KB;
+	long long slab_slack = cfg.slack_kb ? cfg.slack_kb : SLAB_SLACK_KB;
+	const struct mon *m = &self->m;
+	long long used_after;
 
 	/* Let the timer reap and KASAN's quarantine drain a little. */
 	sleep(1);
 	used_after = used_kb();
-	ktap_diag(&k, "memory in use kB: before %lld, peak %lld, after %lld (bound: budget + %lld kB); Slab kB: before %lld, peak %lld, after %lld (bound: budget + %lld kB)",
-		  m.used0, m.used_peak, used_after, slack, m.slab0,
-		  m.slab_peak, homa_meminfo_kb("Slab"), slab_slack);
-	ktap_result(&k, m.used0 > 0 &&
-		    m.used_peak - m.used0 <= budget / 1024 + slack &&
-		    m.slab_peak - m.slab0 <= budget / 1024 + slab_slack,
-		    "memory in use stays within the budget plus slack");
-	/* Under the protocol-wide bound (--global) every message stays
-	 * below its own bound: only drop_rcvbuf counts then.
-	 */
-	ktap_result(&k, drops_rcvbuf > 0 && (o->global || drops_msg > 0),
-		    "drops counted (drop_rcvbuf, drop_msg_mem)");
-	ktap_diag(&k, "timeouts: +%lld; server_rpcs_live %lld (before %lld)",
-		  homa_metric("timeouts") - m.timeouts0,
-		  homa_metric("server_rpcs_live"), m.live0);
-	ktap_result(&k, gone && homa_metric("timeouts") > m.timeouts0,
-		    "flood RPCs time out");
-	rmem_after = homa_metric("rcvmem_bytes");
-	ktap_diag(&k, "rcvmem_bytes after: %lld", rmem_after);
-	ktap_result(&k, rmem_after >= 0 && rmem_after <= m.rmem0,
-		    "receive memory given back");
-
-	homa_addr_loopback(&server, o->family, (uint16_t)o->port);
-	watchdog_arm(&wd, (int)(ticks * 10 / 1000) + 60,
-		     "well-formed RPCs served after the flood");
-	t0 = now_ms();
-	err = echo_rpc(o->family, &server, 100);
-	ktap_diag(&k, "100 B RPC: %s after %lld ms",
-		  err ? strerror(-err) : "served", now_ms() - t0);
-	ktap_result(&k, !err, "100 B RPC served after the flood");
-	t0 = now_ms();
-	err = echo_rpc(o->family, &server, BIG_LEN);
-	watchdog_disarm(&wd);
-	ktap_diag(&k, "%d B RPC: %s after %lld ms", BIG_LEN,
-		  err ? strerror(-err) : "served", now_ms() - t0);
-	ktap_result(&k, !err, "200 KB RPC served after the flood");
-	watchdog_stop(&wd);
-	return ktap_finish(&k);
+	TH_LOG("memory in use kB: before %lld, peak %lld, after %lld (bound: budget + %lld kB); Slab kB: before %lld, peak %lld, after %lld (bound: budget + %lld kB)",
+	       m->used0, m->used_peak, used_after, slack, m->slab0,
+	       m->slab_peak, homa_meminfo_kb("Slab"), slab_slack);
+	EXPECT_GT(m->used0, 0);
+	EXPECT_LE(m->used_peak - m->used0, cfg.rcvbuf / 1024 + slack);
+	EXPECT_LE(m->slab_peak - m->slab0, cfg.rcvbuf / 1024 + slab_slack);
 }
 
-static int do_default(const struct opts *o)
+/*
+ * Under the protocol-wide bound (--global) every message stays below its
+ * own bound: only drop_rcvbuf counts then.
+ */
+TEST_F_TIMEOUT(check, drops_counted, 120)
+{
+	long long drops_rcvbuf = homa_metric("drop_rcvbuf") - self->m.rcvbuf0;
+	long long drops_msg = homa_metric("drop_msg_mem") - self->m.msgmem0;
+
+	TH_LOG("drop_rcvbuf +%lld, drop_msg_mem +%lld%s", drops_rcvbuf,
+	       drops_msg, cfg.global ? " (--global: need not grow)" : "");
+	EXPECT_GT(drops_rcvbuf, 0);
+	if (!cfg.global)
+		EXPECT_GT(drops_msg, 0);
+}
+
+TEST_F_TIMEOUT(check, flood_rpcs_time_out, 120)
+{
+	TH_LOG("timeouts: +%lld; server_rpcs_live %lld (before %lld)",
+	       homa_metric("timeouts") - self->m.timeouts0,
+	       homa_metric("server_rpcs_live"), self->m.live0);
+	EXPECT_TRUE(self->gone) TH_LOG("server_rpcs_live not back");
+	EXPECT_GT(homa_metric("timeouts"), self->m.timeouts0);
+}
+
+TEST_F_TIMEOUT(check, receive_memory_given_back, 120)
+{
+	long long rmem_after = homa_metric("rcvmem_bytes");
+
+	TH_LOG("rcvmem_bytes after: %lld (before the flood %lld)", rmem_after,
+	       self->m.rmem0);
+	EXPECT_GE(rmem_after, 0);
+	EXPECT_LE(rmem_after, self->m.rmem0);
+}
+
+/*
+ * Well-formed RPCs are served after the flood. The old watchdog allowed
+ * timeout_ticks * 10 ms + 60 s for both.
+ */
+static void served(struct __test_metadata *_metadata, int family,
+		   size_t len)
+{
+	union homa_addr server;
+	long long t0 = now_ms();
+	int err;
+
+	homa_addr_loopback(&server, family, (uint16_t)cfg.port);
+	err = echo_rpc(family, &server, len);
+	TH_LOG("%zu B RPC: %s after %lld ms", len, errno_name(err),
+	       now_ms() - t0);
+	EXPECT_ERRNO(0, err);
+}
+
+TEST_F_TIMEOUT(check, rpc_100_bytes_served_after_flood, 120)
+{
+	served(_metadata, variant->family, 100);
+}
+
+TEST_F_TIMEOUT(check, rpc_200_kb_served_after_flood, 120)
+{
+	served(_metadata, variant->family, BIG_LEN);
+}
+
+/* A new socket's receive budget is Homa's default (64 MiB), not
+ * net.core.rmem_default.
+ */
+FIXTURE(default_budget) {
+};
+
+FIXTURE_VARIANT(default_budget) {
+	int family;
+};
+
+HOMA_FAMILY_VARIANTS(default_budget);
+
+FIXTURE_SETUP(default_budget)
+{
+}
+
+FIXTURE_TEARDOWN(default_budget)
+{
+}
+
+TEST_F(default_budget, new_socket_budget_is_64_mib)
 {
 	int fd, got = 0;
 	socklen_t len = sizeof(got);
-	struct ktap k;
 
-	ktap_start(&k, 1);
-	fd = homa_socket(o->family);
-	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &len) < 0)
-		got = -1;
-	ktap_diag(&k, "sk_rcvbuf of a new socket: %d", got);
-	ktap_result(&k, got == DEFAULT_RCVBUF,
-		    "a new socket's receive budget is 64 MiB");
-	if (fd >= 0)
-		close(fd);
-	return ktap_finish(&k);
+	fd = homa_socket(variant->family);
+	ASSERT_ERRNO(0, fd);
+	EXPECT_ERRNO(0, sys_err(getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got,
+					   &len)));
+	TH_LOG("sk_rcvbuf of a new socket: %d", got);
+	EXPECT_EQ(DEFAULT_RCVBUF, got);
+	close(fd);
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o;
-
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	parse(argc, argv, &o);
-	if (!strcmp(o.mode, "server"))
-		return do_server(&o);
-	if (!strcmp(o.mode, "stop"))
-		return do_stop(&o);
-	if (!strcmp(o.mode, "monitor"))
-		return do_monitor(&o);
-	if (!strcmp(o.mode, "check"))
-		return do_check(&o);
-	if (!strcmp(o.mode, "default"))
-		return do_default(&o);
-	usage();
-	return 2;
+	parse(argc, argv);
+	if (!cfg.mode)
+		return homa_harness_run(argc, argv, optind);
+	if (!strcmp(cfg.mode, "server"))
+		return do_server(&cfg);
+	if (!strcmp(cfg.mode, "stop"))
+		return do_stop(&cfg);
+	return do_monitor(&cfg);
 }

@@ -31,19 +31,12 @@ lab_on 0 "$restore"
 lab_on 1 "$restore"
 for prog in homa_test_many homa_test_pool homa_test_badinput; do
 	lab_on 0 "$prog"
-	lab_on 0 "$prog --family 6"
 done
 lab_on 0 homa_test_pacer
 lab_on 0 homa_test_abort
-lab_on 0 "homa_test_abort --family 6"
-lab_on 0 "homa_test_gso loopback"
-lab_on 0 "homa_test_gso loopback --family 6"
-lab_on 0 "homa_test_gso remote --server $HOMALAB_G1_IP4 --port 500"
-lab_on 0 "homa_test_gso remote --server $HOMALAB_G1_IP6 --port 600"
-lab_on 0 homa_test_policy
-lab_on 0 "homa_test_policy --family 6"
+lab_on 0 "homa_test_gso --port4 500 --port6 600"
+lab_on 0 "homa_test_policy -- -F egress -F xfrm"
 lab_on 0 "homa_test_netns --no-userns"
-lab_on 0 "homa_test_netns --family 6 --no-userns"
 # The slow server of timer_10000_rpcs_slow_server.sh, with 2,000 RPCs over
 # IPv4 too. Before RESENDs were clocked by their answers
 # (homa_resend_wait()), 5 of 10 runs had RPCs time out (up to 63 of

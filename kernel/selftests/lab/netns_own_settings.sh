@@ -7,7 +7,6 @@
 # namespace); a namespace made after another died starts with no peers; in
 # a namespace of a user namespace the limits are read-only
 # (homa_test_netns.c; all_programs_debug runs the rest with KASAN, lockdep
-# and kmemleak, --no-userns there). Both families, one guest.
+# and kmemleak, --no-userns there). Both families in one run, one guest.
 . "$(dirname "$0")/lib.sh"
 lab_on 0 homa_test_netns
-lab_on 0 "homa_test_netns --family 6"
