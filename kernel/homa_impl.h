@@ -23,6 +23,11 @@
  * it (the pacer takes throttle_lock alone and, once it is released, the
  * RPC's hsk->lock).
  *
+ * Waking receivers: hsk->recv_wait's own lock (and the woken task's
+ * scheduler locks) are taken inside hsk->lock when a ready RPC wakes the
+ * thread that takes it (homa_sock_wake_receiver()); the wake function
+ * takes nothing of Homa's.
+ *
  * The peer table is read without any lock, under RCU (homa_peer_lookup():
  * hlist_*_rcu, peers freed with kfree_rcu()). A peer is kept alive by a
  * reference count (one per RPC, one for the table) rather than a lock;

@@ -918,23 +918,96 @@ static struct homa_rpc *homa_claim(struct homa_sock *hsk, u64 id, int flags,
 }
 
 /*
+ * One thread blocked in recvmsg, as an entry of hsk->recv_wait: @id set,
+ * it waits for that client RPC; else for the next message of a kind in
+ * @flags (HOMA_RECVMSG_REQUEST, HOMA_RECVMSG_RESPONSE).
+ */
+struct homa_interest {
+	struct wait_queue_entry wait;
+	u64 id;
+	int flags;
+};
+
+/*
+ * The wake function of a struct homa_interest. @key is the RPC that just
+ * became ready (homa_sock_wake_receiver()), or NULL to wake every entry.
+ * An entry that cannot take the RPC returns 0: it is not woken and does
+ * not count as the one exclusive waiter the wake-up is for.
+ */
+static int homa_interest_wake(struct wait_queue_entry *wait,
+			      unsigned int mode, int sync, void *key)
+{
+	const struct homa_interest *interest =
+		container_of(wait, struct homa_interest, wait);
+	const struct homa_rpc *rpc = key;
+
+	if (rpc) {
+		if (interest->id) {
+			if (rpc->id != interest->id)
+				return 0;
+		} else if (!(interest->flags &
+			     (homa_is_client(rpc->id) ? HOMA_RECVMSG_RESPONSE
+						      : HOMA_RECVMSG_REQUEST))) {
+			return 0;
+		}
+	}
+	return autoremove_wake_function(wait, mode, sync, key);
+}
+
+/*
+ * A waiter leaves without a message (a signal, its timeout): a wake-up
+ * meant for it would be lost, so the first ready message of each kind
+ * wakes another waiter.
+ */
+static void homa_pass_wakeup(struct homa_sock *hsk)
+{
+	spin_lock_bh(&hsk->lock);
+	if (!list_empty(&hsk->ready_responses))
+		homa_sock_wake_receiver(hsk,
+					list_first_entry(&hsk->ready_responses,
+							 struct homa_rpc,
+							 ready_links));
+	if (!list_empty(&hsk->ready_requests))
+		homa_sock_wake_receiver(hsk,
+					list_first_entry(&hsk->ready_requests,
+							 struct homa_rpc,
+							 ready_links));
+	spin_unlock_bh(&hsk->lock);
+}
+
+/*
  * Wait for a message recvmsg may take: -EAGAIN at once when nonblocking,
  * or once SO_RCVTIMEO has passed (sock_rcvtimeo(), as UDP); -EINTR on a
  * signal. An RPC waited for by id that ends meanwhile (HOMAIOCABORT with
  * error 0, which wakes us) gives homa_claim()'s -EINVAL.
+ *
+ * A ready message wakes one thread, not all: a thread waiting
+ * for any message is an exclusive entry at the tail of hsk->recv_wait, and
+ * the wake-up stops at the first that takes the message's kind. Threads
+ * waiting by id are non-exclusive entries at the head, each woken only by
+ * its own RPC, so one that a thread waiting for any response took first
+ * still wakes them (to find it handed off: -EINVAL, as before).
  */
 static struct homa_rpc *homa_wait_for_message(struct homa_sock *hsk, u64 id,
 					      int flags, bool nonblocking,
 					      int *err)
 {
-	struct sock *sk = &hsk->inet.sk;
-	long timeo = sock_rcvtimeo(sk, nonblocking);
+	long timeo = sock_rcvtimeo(&hsk->inet.sk, nonblocking);
+	struct homa_interest interest = { .id = id, .flags = flags };
+	bool slept = false;
 	struct homa_rpc *rpc;
-	DEFINE_WAIT(wait);
 
+	init_wait_entry(&interest.wait, 0);
+	interest.wait.func = homa_interest_wake;
 	*err = 0;
 	for (;;) {
-		prepare_to_wait(sk_sleep(sk), &wait, TASK_INTERRUPTIBLE);
+		if (id)
+			prepare_to_wait(&hsk->recv_wait, &interest.wait,
+					TASK_INTERRUPTIBLE);
+		else
+			prepare_to_wait_exclusive(&hsk->recv_wait,
+						  &interest.wait,
+						  TASK_INTERRUPTIBLE);
 		spin_lock_bh(&hsk->lock);
 		rpc = homa_claim(hsk, id, flags, err);
 		spin_unlock_bh(&hsk->lock);
@@ -949,8 +1022,11 @@ static struct homa_rpc *homa_wait_for_message(struct homa_sock *hsk, u64 id,
 			break;
 		}
 		timeo = schedule_timeout(timeo);
+		slept = true;
 	}
-	finish_wait(sk_sleep(sk), &wait);
+	finish_wait(&hsk->recv_wait, &interest.wait);
+	if (slept && !rpc && !id && (*err == -EAGAIN || *err == -EINTR))
+		homa_pass_wakeup(hsk);
 	return rpc;
 }
 

@@ -80,7 +80,7 @@ static int homa_ioc_abort(struct homa_sock *hsk, void __user *uarg)
 	 * does not exist (a later call sees the same).
 	 */
 	if (ended)
-		hsk->inet.sk.sk_data_ready(&hsk->inet.sk);
+		homa_sock_wake_all_receivers(hsk);
 	spin_unlock_bh(&hsk->lock);
 	homa_rpc_reap_some(hsk);
 	return err;

@@ -275,7 +275,8 @@ struct homa_rpc *homa_find_rpc(struct homa_sock *hsk,
 
 /**
  * homa_rpc_ready() - a message is complete (or a client RPC failed): queue
- * the RPC for recvmsg and wake waiting threads.
+ * the RPC for recvmsg and wake the threads that can take it: one waiting
+ * for any message of its kind, and any waiting for its id.
  * @rpc: the RPC; the socket lock is held.
  */
 void homa_rpc_ready(struct homa_rpc *rpc)
@@ -290,6 +291,8 @@ void homa_rpc_ready(struct homa_rpc *rpc)
 		list_add_tail(&rpc->ready_links, &hsk->ready_responses);
 	else
 		list_add_tail(&rpc->ready_links, &hsk->ready_requests);
+	homa_sock_wake_receiver(hsk, rpc);
+	/* For poll(), select() and epoll: they wait on the socket's queue. */
 	hsk->inet.sk.sk_data_ready(&hsk->inet.sk);
 }
 

@@ -94,6 +94,7 @@ int homa_sock_init(struct homa_sock *hsk, struct homa *homa)
 		INIT_LIST_HEAD(&hsk->timer_wheel[i]);
 	hsk->wheel_tick = homa_ticks_now();
 	hsk->dead_count = 0;
+	init_waitqueue_head(&hsk->recv_wait);
 	INIT_LIST_HEAD(&hsk->ready_requests);
 	INIT_LIST_HEAD(&hsk->ready_responses);
 	INIT_LIST_HEAD(&hsk->waiting_for_bufs);
@@ -324,6 +325,7 @@ void homa_sock_shutdown(struct homa_sock *hsk)
 		homa_rpc_end(rpc);
 	spin_unlock_bh(&hsk->lock);
 
+	homa_sock_wake_all_receivers(hsk);
 	hsk->inet.sk.sk_data_ready(&hsk->inet.sk);
 	homa_rpc_reap(hsk, INT_MAX);
 }

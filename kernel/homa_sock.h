@@ -141,6 +141,16 @@ struct homa_sock {
 	 */
 	bool wmem_wanted;
 
+	/**
+	 * @recv_wait: threads blocked in recvmsg, each an entry of its own
+	 * (struct homa_interest, homa_incoming.c) that says which messages
+	 * it takes. A ready RPC wakes the threads waiting for its id and the
+	 * first of those waiting for any message of its kind, not every
+	 * receiver (homa_sock_wake_receiver()). poll() and send-budget
+	 * waiters stay on the socket's own queue (sk_sleep()).
+	 */
+	wait_queue_head_t recv_wait;
+
 	/** @ready_requests: server RPCs with a complete request. */
 	struct list_head ready_requests;
 
@@ -215,6 +225,32 @@ static inline bool homa_sock_wmem_ok(struct homa_sock *hsk)
 	struct sock *sk = &hsk->inet.sk;
 
 	return sk_wmem_alloc_get(sk) < READ_ONCE(sk->sk_sndbuf);
+}
+
+/**
+ * homa_sock_wake_receiver() - wake the recvmsg callers that can take
+ * @rpc, which has just been queued as ready: every thread waiting for its
+ * id, and one waiting for any message of its kind.
+ * @hsk: the socket; its lock is held.
+ * @rpc: the ready RPC (only the wait entries' wake function, in
+ *       homa_incoming.c, looks at it).
+ */
+static inline void homa_sock_wake_receiver(struct homa_sock *hsk,
+					   struct homa_rpc *rpc)
+{
+	lockdep_assert_held(&hsk->lock);
+	__wake_up(&hsk->recv_wait, TASK_INTERRUPTIBLE, 1, rpc);
+}
+
+/**
+ * homa_sock_wake_all_receivers() - wake every thread blocked in recvmsg
+ * on @hsk, to look again: the socket shuts down, or RPCs that threads may
+ * wait for by id ended.
+ * @hsk: the socket.
+ */
+static inline void homa_sock_wake_all_receivers(struct homa_sock *hsk)
+{
+	wake_up_all(&hsk->recv_wait);
 }
 
 #endif /* _HOMA_SOCK_H */

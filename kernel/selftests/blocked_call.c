@@ -124,6 +124,23 @@ int tasks_sleeping_in_recvmsg(pid_t pid)
 	return n;
 }
 
+long task_voluntary_switches(pid_t pid, pid_t tid)
+{
+	static const char key[] = "voluntary_ctxt_switches:";
+	char buf[2048], *p;
+
+	if (read_task_file(pid, tid, "status", buf, sizeof(buf)) < 0)
+		return -1;
+	/* "nonvoluntary_ctxt_switches:" follows: match at a line start. */
+	for (p = buf; p; p = strchr(p, '\n')) {
+		if (*p == '\n')
+			p++;
+		if (!strncmp(p, key, sizeof(key) - 1))
+			return strtol(p + sizeof(key) - 1, NULL, 10);
+	}
+	return -1;
+}
+
 const char *task_wchan(pid_t pid, pid_t tid, char *buf, size_t n)
 {
 	if (read_task_file(pid, tid, "wchan", buf, n) < 0)

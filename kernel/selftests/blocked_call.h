@@ -56,6 +56,14 @@ bool task_sleeps_in_recvmsg(pid_t pid, pid_t tid);
 /* How many threads of process @pid (0: this one) sleep in recvmsg. */
 int tasks_sleeping_in_recvmsg(pid_t pid);
 
+/*
+ * How many times thread @tid of process @pid (0: this one) has given up
+ * the CPU to sleep (voluntary_ctxt_switches in /proc/PID/task/TID/status):
+ * a thread asleep in a call that is woken, finds nothing and sleeps again
+ * counts one more. -1 if unreadable.
+ */
+long task_voluntary_switches(pid_t pid, pid_t tid);
+
 /* The thread's /proc wchan (for diagnostics), "?" if unreadable. */
 const char *task_wchan(pid_t pid, pid_t tid, char *buf, size_t n);
 
