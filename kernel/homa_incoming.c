@@ -580,6 +580,39 @@ static bool homa_xfrm_ok(struct sock *sk, struct sk_buff *skb)
 	return xfrm4_policy_check(sk, XFRM_POLICY_IN, skb);
 }
 
+/*
+ * Does @hsk take @skb, whose Homa header is @h? A socket takes packets of
+ * its own IP version only (the families share one port space, not their
+ * traffic): an IPv4 socket cannot name an IPv6 peer (recvmsg would
+ * report the low 32 bits of its address, and the response to that address
+ * would find no RPC, leaving the server RPC in service for good), and an
+ * IPv6 socket routes with IPv6, which reaches no v4-mapped peer. And only
+ * a server socket (bound to a port below HOMA_MIN_DEFAULT_PORT) takes
+ * packets of server RPCs: any host could otherwise fill a client's buffer
+ * pool with requests that the application, reading only responses, never
+ * takes, and its own responses would then wait for buffer space for good.
+ * A packet refused here is answered as one for a port with no socket
+ * (ICMP port unreachable), and counted by why (drop_wrong_family,
+ * drop_not_server) instead of drop_unknown_socket.
+ */
+static bool homa_sock_takes(struct homa_sock *hsk, struct sk_buff *skb,
+			    const struct homa_common_hdr *h)
+{
+	u64 id = homa_local_id(be64_to_cpu(h->sender_id));
+	bool v6 = skb->protocol == htons(ETH_P_IPV6);
+
+	if (homa_sock_is_v6(hsk) != v6) {
+		HOMA_INC(hsk->hnet, drop_wrong_family);
+		return false;
+	}
+	/* The socket was found by this port: it is the socket's. */
+	if (!homa_is_client(id) && ntohs(h->dport) >= HOMA_MIN_DEFAULT_PORT) {
+		HOMA_INC(hsk->hnet, drop_not_server);
+		return false;
+	}
+	return true;
+}
+
 /**
  * homa_softirq() - IP hands every incoming Homa packet (IPv4 and IPv6)
  * to this function. Everything taken from the wire is checked against the
@@ -647,12 +680,15 @@ int homa_softirq(struct sk_buff *skb)
 		saddr = homa_ipv4_to_ipv6(ip_hdr(skb)->saddr);
 
 	hsk = homa_sock_find(homa, hnet->net, ntohs(h->dport));
-	if (!hsk) {
+	if (!hsk || !homa_sock_takes(hsk, skb, h)) {
+		if (hsk)
+			sock_put(&hsk->inet.sk);
 		if (!homa_xfrm_ok(NULL, skb)) {
 			HOMA_INC(hnet, drop_policy);
 			goto drop;
 		}
-		HOMA_INC(hnet, drop_unknown_socket);
+		if (!hsk)
+			HOMA_INC(hnet, drop_unknown_socket);
 		if (skb->protocol == htons(ETH_P_IPV6))
 			icmpv6_send(skb, ICMPV6_DEST_UNREACH,
 				    ICMPV6_PORT_UNREACH, 0);

@@ -23,6 +23,12 @@ HOMA_METRIC(drop_bad_type, NET);
  * back)
  */
 HOMA_METRIC(drop_unknown_socket, NET);
+/* packets for a port whose socket does not take them, answered as those
+ * for a port without a socket: of the other IP version than the socket's,
+ * or for a server RPC at a client's (automatic) port (homa_sock_takes())
+ */
+HOMA_METRIC(drop_wrong_family, NET);
+HOMA_METRIC(drop_not_server, NET);
 
 /* lengths or offsets that do not fit (message length out of range, segment
  * outside the message or the packet, too many acks, ...)

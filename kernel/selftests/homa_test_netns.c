@@ -86,6 +86,8 @@
 #define ECHO_RPCS		20
 #define ECHO_LEN		100
 #define HOLD_PORT		4730
+/* The loopback echo server's port (only a bound socket takes requests). */
+#define ECHO_PORT		4731
 #define HOLD_RPCS		3
 #define PEER_NAMESPACES		20
 
@@ -219,7 +221,7 @@ static void do_echo(struct ns_agent *a, int n, struct ns_reply *r)
 	struct homa_rx rx;
 	int err, i;
 
-	err = echo_thread_start(&srv, a->family, 0, 8);
+	err = echo_thread_start(&srv, a->family, ECHO_PORT, 8);
 	if (err) {
 		reply_fail(r, err, "echo server socket: %s", errno_name(err));
 		return;

@@ -37,6 +37,7 @@ lab_on 0 homa_test_abort
 lab_on 0 homa_test_receivers
 lab_on 0 "homa_test_gso --port4 500 --port6 600"
 lab_on 0 "homa_test_policy -- -F egress -F xfrm"
+lab_on 0 homa_test_delivery
 lab_on 0 "homa_test_netns --no-userns"
 # The slow server of timer_10000_rpcs_slow_server.sh, with 2,000 RPCs over
 # IPv4 too. Before RESENDs were clocked by their answers
