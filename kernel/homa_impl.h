@@ -197,6 +197,24 @@ struct homa {
 	/** @link_idle_time: ktime (ns) at which the NIC queue is empty. */
 	atomic64_t link_idle_time;
 
+	/**
+	 * @tx_queued: memory (skb truesize) of DATA that Homa handed to IP
+	 * and the devices have not released yet (homa_tx_skb_done()): what
+	 * is queued below Homa, in qdiscs and transmit rings.
+	 */
+	atomic_t tx_queued;
+
+	/**
+	 * @messages_out: outgoing messages so far; each takes the next
+	 * value as its age (homa_message_out.birth). Socket lock of the
+	 * RPC's socket; read without the throttle lock (a stale value only
+	 * orders two messages of one instant).
+	 */
+	atomic64_t messages_out;
+
+	/** @pacer_picks: RPCs the pacer took from the list (FIFO share). */
+	u32 pacer_picks;
+
 	/** @pacer_wait: the pacer thread sleeps here. */
 	wait_queue_head_t pacer_wait;
 
@@ -242,6 +260,20 @@ struct homa {
 
 	/** @max_nic_queue_ns: most queued transmit time before throttling. */
 	int max_nic_queue_ns;
+
+	/**
+	 * @max_tx_queue_kb: most DATA memory (KiB of skb truesize) queued
+	 * below Homa (@tx_queued) before messages wait for the pacer, which
+	 * the devices' transmit completions then clock.
+	 */
+	int max_tx_queue_kb;
+
+	/**
+	 * @pacer_fifo_every: one pick of the pacer in this many takes the
+	 * oldest throttled message instead of the shortest, so that long
+	 * messages progress under a stream of short ones (0: SRPT only).
+	 */
+	int pacer_fifo_every;
 
 	/** @throttle_min_bytes: messages with fewer bytes left never wait. */
 	int throttle_min_bytes;

@@ -46,7 +46,8 @@ struct homa_net;
 
 /*
  * The module-wide counters (timer_runs and timer_ns, of the one timer
- * thread, and rcvmem_bytes, of the receive memory all namespaces share)
+ * thread, pacer_stalls of the one pacer, and the gauges rcvmem_bytes and
+ * tx_queued_bytes, of the memory all namespaces share)
  * are kept in the initial namespace's set; every namespace's file shows
  * them from there.
  */

@@ -100,6 +100,22 @@ HOMA_METRIC(client_rpcs_live, NET);
 /* times an RPC was put on the pacer's list */
 HOMA_METRIC(throttled_rpcs_added, NET);
 
+/* the pacer's picks that took the oldest throttled message instead of the
+ * shortest (pacer_fifo_every)
+ */
+HOMA_METRIC(pacer_fifo_picks, NET);
+
+/* skb truesize of DATA handed to IP and not yet released by the devices
+ * now (the queue below Homa that the pacer keeps under max_tx_queue_kb),
+ * all namespaces
+ */
+HOMA_METRIC(tx_queued_bytes, MOD);
+
+/* times the pacer waited HOMA_PACER_STALL for a transmit completion that
+ * did not come, and sent anyway
+ */
+HOMA_METRIC(pacer_stalls, MOD);
+
 /* RPCs aborted by a hard ICMP error (port or protocol unreachable quoting a
  * live RPC)
  */

@@ -10,6 +10,7 @@
 #include <net/protocol.h>
 
 #include "homa_impl.h"
+#include "homa_pacer.h"
 
 /* Software segmentation of a Homa GSO skb (the device cannot do it):
  * skb->data is at the Homa header. Each segment gets a copy of the 52-byte
@@ -31,6 +32,8 @@ static struct sk_buff *homa_gso_segment(struct sk_buff *skb,
 	segs = skb_segment(skb, features);
 	if (IS_ERR_OR_NULL(segs))
 		return segs;
+	if (skb->destructor == homa_tx_skb_done)
+		homa_tx_charge_segments(skb, segs);
 	if (skb->dev)
 		HOMA_INC(homa_net(dev_net(skb->dev)), gso_tx_segmented);
 	for (seg = segs; seg; seg = seg->next) {

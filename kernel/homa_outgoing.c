@@ -143,6 +143,9 @@ static int homa_ip_xmit(struct homa_sock *hsk, struct homa_peer *peer,
 
 	skb_reset_transport_header(skb);
 	skb_set_owner_w(skb, sk);
+	/* Retransmissions count against the queue too. */
+	if (type == DATA)
+		homa_tx_charge(skb);
 	skb->protocol = homa_sock_is_v6(hsk) ? htons(ETH_P_IPV6) :
 					       htons(ETH_P_IP);
 	if (homa_sock_is_v6(hsk)) {
@@ -541,37 +544,91 @@ void homa_message_out_init(struct homa_rpc *rpc, u8 *data, int length,
 	rpc->msgout.next_xmit = 0;
 	rpc->msgout.seg_size = seg;
 	rpc->msgout.gso_segs = homa_gso_segs(rpc->hsk, seg);
+	rpc->msgout.birth = atomic64_inc_return(&rpc->hsk->homa->messages_out);
 }
 
-/* Send throttled packets until the list is empty, in SRPT order. */
+/* How long the pacer waits for a completion before it sends anyway: a
+ * device that never completes (its queue stopped for good) must not stop
+ * every Homa message of the host. Then the link estimate alone paces.
+ */
+#define HOMA_PACER_STALL (HZ / 100 ? HZ / 100 : 1)
+
+/*
+ * Is the link estimate (link_idle_time) within max_nic_queue_ns? If not,
+ * wait part of the way and say no: waits shorter than a scheduler tick
+ * spin (yielding the CPU to anything else that is ready), since a sleep
+ * that short wakes late, by up to a tick, and leaves the link idle; longer
+ * waits sleep.
+ */
+static bool homa_pacer_link_ready(struct homa *homa)
+{
+	u64 now = ktime_get_ns();
+	u64 idle = atomic64_read(&homa->link_idle_time);
+	u64 limit = READ_ONCE(homa->max_nic_queue_ns);
+	u64 wait;
+
+	if (idle <= now + limit)
+		return true;
+	wait = idle - now - limit;
+	if (wait < TICK_NSEC) {
+		cond_resched();
+		cpu_relax();
+	} else {
+		wait = min_t(u64, wait, 10 * NSEC_PER_MSEC) / NSEC_PER_USEC;
+		usleep_range(wait, wait + 100);
+	}
+	return false;
+}
+
+/*
+ * The RPC the pacer serves next: the head of the list (fewest bytes left),
+ * but every pacer_fifo_every picks the oldest message on it. Throttle lock
+ * held.
+ */
+static struct homa_rpc *homa_pacer_pick(struct homa *homa)
+{
+	int every = READ_ONCE(homa->pacer_fifo_every);
+	struct homa_rpc *first, *rpc, *oldest;
+
+	lockdep_assert_held(&homa->throttle_lock);
+	first = list_first_entry(&homa->throttled_rpcs, struct homa_rpc,
+				 throttled_links);
+	if (every <= 0 || ++homa->pacer_picks % every)
+		return first;
+	oldest = first;
+	list_for_each_entry(rpc, &homa->throttled_rpcs, throttled_links)
+		if (rpc->msgout.birth < oldest->msgout.birth)
+			oldest = rpc;
+	if (oldest != first)
+		HOMA_INC(oldest->hsk->hnet, pacer_fifo_picks);
+	return oldest;
+}
+
+/* Send throttled packets until the list is empty: SRPT order with a FIFO
+ * share, as the devices' completions make room.
+ */
 static void homa_pacer_xmit(struct homa *homa)
 {
 	struct homa_sock *hsk;
 	struct homa_rpc *rpc;
-	u64 now, idle, limit;
 
 	while (!kthread_should_stop()) {
-		now = ktime_get_ns();
-		idle = atomic64_read(&homa->link_idle_time);
-		limit = READ_ONCE(homa->max_nic_queue_ns);
-		if (idle > now + limit) {
-			u64 wait_us = (idle - now - limit) / 1000;
-
-			if (wait_us > 1000)
-				wait_us = 1000;
-			if (wait_us < 5)
-				cond_resched();
-			else
-				usleep_range(wait_us, wait_us + 5);
+		if (!homa_tx_room(homa) &&
+		    !wait_event_interruptible_timeout(homa->pacer_wait,
+						      kthread_should_stop() ||
+						      homa_tx_room(homa),
+						      HOMA_PACER_STALL))
+			HOMA_GLOBAL_ADD(pacer_stalls, 1);
+		if (kthread_should_stop())
+			break;
+		if (!homa_pacer_link_ready(homa))
 			continue;
-		}
 		spin_lock_bh(&homa->throttle_lock);
 		if (list_empty(&homa->throttled_rpcs)) {
 			spin_unlock_bh(&homa->throttle_lock);
 			break;
 		}
-		rpc = list_first_entry(&homa->throttled_rpcs, struct homa_rpc,
-				       throttled_links);
+		rpc = homa_pacer_pick(homa);
 		list_del_init(&rpc->throttled_links);
 		rpc->msgout.throttled = false;
 		hsk = rpc->hsk;

@@ -67,6 +67,12 @@ struct homa_message_out {
 
 	/** @throttled: true while the RPC is on homa->throttled_rpcs. */
 	bool throttled;
+
+	/**
+	 * @birth: homa->messages_out when the message was given to the RPC:
+	 * the pacer's FIFO share goes to the oldest throttled message.
+	 */
+	u64 birth;
 };
 
 /**

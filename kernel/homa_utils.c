@@ -46,6 +46,8 @@ void homa_init(struct homa *homa)
 	atomic_long_set(&homa->rcvmem, 0);
 	homa->link_mbps = 25000;
 	homa->max_nic_queue_ns = 5000;
+	homa->max_tx_queue_kb = 128;
+	homa->pacer_fifo_every = 10;
 	homa->throttle_min_bytes = 200;
 }
 
@@ -55,6 +57,7 @@ static int two = 2;
 static int max_ticks = 1000000;
 static int max_mbps = 10000000;
 static int max_ns = 1000000000;
+static int max_tx_kb = 1024 * 1024;
 static int max_msg = HOMA_MAX_MESSAGE_LENGTH;
 static int min_gso = 1100;
 static int max_gso = 65000;
@@ -86,6 +89,8 @@ static struct ctl_table homa_ctl_table[] = {
 	HOMA_PARAM(rcvmem_max_kb, &min_rcvmem_kb, &max_int),
 	HOMA_PARAM(link_mbps, &one, &max_mbps),
 	HOMA_PARAM(max_nic_queue_ns, &zero, &max_ns),
+	HOMA_PARAM(max_tx_queue_kb, &one, &max_tx_kb),
+	HOMA_PARAM(pacer_fifo_every, &zero, &max_limit),
 	HOMA_PARAM(throttle_min_bytes, &zero, &max_msg),
 };
 

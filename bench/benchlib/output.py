@@ -5,7 +5,7 @@ PNG_NAME = "latency_cdf.png"
 SUMMARY_NAME = "summary.txt"
 
 
-def write(records, outdir, problems=()):
+def write(records, outdir, problems=(), cpu_samples=()):
     """Writes both files into @outdir and prints the summary.
 
     @problems: reasons, found elsewhere, why the set is not clean; they
@@ -13,7 +13,7 @@ def write(records, outdir, problems=()):
     and the ones of the records.
     """
     outdir.mkdir(parents=True, exist_ok=True)
-    text, _ = results.summary(records)
+    text, _ = results.summary(records, cpu_samples)
     png = outdir / PNG_NAME
     problems = list(problems) + results.suite_problems(records)
     if records:

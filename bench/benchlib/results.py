@@ -3,7 +3,8 @@ import json
 import math
 import statistics
 
-from .suite import RATIOS, WORKLOADS
+from . import cpu
+from .suite import FAIRNESS_BOUND, RATIOS, WORKLOADS
 
 MARK = "BENCH-JSON "
 REQUIRED = ("run", "workload", "class", "transport", "size", "count", "sent", "answered",
@@ -132,7 +133,35 @@ def median_of(records, workload, cls, transport, metric):
     return statistics.median(vals) if vals else math.nan
 
 
-def summary(records):
+def fairness(records, transport):
+    """Per-run stream/long p99 over echo_1MB/long p50 of @transport: [(run, x)]."""
+    by = {}
+    for r in records:
+        if r["transport"] == transport and r["class"] == "long" and \
+                r["workload"] in ("stream", "echo_1MB") and not record_problems(r):
+            by.setdefault(r["run"], {})[r["workload"]] = r
+    return [(run, by[run]["stream"]["p99_us"] / by[run]["echo_1MB"]["p50_us"])
+            for run in sorted(by) if len(by[run]) == 2 and by[run]["echo_1MB"]["p50_us"] > 0]
+
+
+def fairness_lines(records):
+    """The fairness check of summary.txt: Homa's bound, TCP's figure beside it."""
+    lines = ["", f"Fairness: p99 of 1 MB RPCs under a stream of 20 KB ones (8 outstanding), "
+                 f"over the median 1 MB echo of the same run; bound {FAIRNESS_BOUND:g} for Homa:"]
+    for t in ("homa", "tcp"):
+        per = fairness(records, t)
+        if not per:
+            lines.append(f"  {t:4s}  no stream runs in these results")
+            continue
+        worst = max(x for _, x in per)
+        verdict = ("within the bound" if worst <= FAIRNESS_BOUND else "OVER THE BOUND") \
+            if t == "homa" else "(for comparison)"
+        lines.append(f"  {t:4s}  worst {worst:.2f}, median {statistics.median(x for _, x in per):.2f}"
+                     f" over {len(per)} run(s): {verdict}")
+    return lines
+
+
+def summary(records, cpu_samples=()):
     """The three headline ratios and per-transport medians; (text, dict)."""
     out = {"ratios": {}, "medians": {}}
     lines = ["Homa vs TCP: each ratio is the median over runs of the per-run Homa/TCP",
@@ -155,4 +184,6 @@ def summary(records):
                 lines.append(f"  {w.name:13s} {f.cls:5s} {t:4s}  p50 {m['p50_us']:10.1f} us"
                              f"  p99 {m['p99_us']:10.1f} us  {m['rpcs_per_s']:9.1f} RPC/s"
                              f"  {m['goodput_Bps'] / 1e6:8.2f} MB/s")
+    lines += fairness_lines(records)
+    lines += cpu.summary_lines(cpu_samples, records, WORKLOADS)
     return "\n".join(lines) + "\n", out

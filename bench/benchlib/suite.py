@@ -1,6 +1,8 @@
 """The workloads and the lab command that runs them, alternating transports."""
 from dataclasses import dataclass
 
+from . import cpu
+
 SERVER_IP4 = "$HOMALAB_G1_IP4"  # guest 1, as its shell reads it (vm/README.md)
 PORT = 4000
 TRANSPORTS = ("homa", "tcp")
@@ -31,7 +33,16 @@ WORKLOADS = (
     Workload("echo_1MB", (Flow("long", 1000000, 2),), "1 MB echo, 2 outstanding", 2.0),
     Workload("mixed", (Flow("short", 100, 1), Flow("long", 1000000, 2)),
              "mixed: 100 B (1 outst.) while 1 MB (2 outst.) flow", 2.0),
+    # Fairness: 20 KB messages (long enough to wait for Homa's pacer) keep
+    # 8 outstanding, so under SRPT alone a 1 MB message could wait for a
+    # gap that never comes.
+    Workload("stream", (Flow("short", 20000, 8), Flow("long", 1000000, 1)),
+             "stream: 1 MB (1 outst.) under 20 KB (8 outst.)", 2.0),
 )
+
+# Fairness bound: p99 of the 1 MB RPCs in "stream", as a multiple of the
+# median 1 MB RPC of "echo_1MB" in the same run and transport.
+FAIRNESS_BOUND = 4.0
 
 # The three headline ratios: (key, workload, class, metric, description).
 RATIOS = (
@@ -80,7 +91,11 @@ def lab_command(lab, binary, runs, duration, warmup, stall, timeout, sysctls):
         "--on", "0", 'for f in /proc/sys/net/homa/*; do echo "BENCH-SYSCTL ${f##*/}=$(cat $f)"; done',
         "--on", "0", 'echo "BENCH-GUEST nproc=$(nproc) kernel=$(uname -r)"']
     for run, w, t in schedule(runs):
-        argv += ["--on", "0", client_command(run, w, t, duration, warmup, stall)]
+        for phase in ("start", "end"):
+            if phase == "end":
+                argv += ["--on", "0", client_command(run, w, t, duration, warmup, stall)]
+            for g in ("0", "1"):
+                argv += ["--on", g, cpu.command(run, w.name, t, phase)]
     return argv
 
 

@@ -16,7 +16,7 @@ BENCH = Path(__file__).resolve().parents[1]
 ANALYZE = BENCH / "analyze"
 sys.path.insert(0, str(BENCH))
 
-from benchlib import results  # noqa: E402
+from benchlib import cpu, results  # noqa: E402
 
 HOMA_P50 = [50.0, 60.0, 40.0, 55.0, 45.0]      # TCP p50 is 100: ratios .5 .6 .4 .55 .45
 HOMA_GOODPUT = [2e6, 3e6, 1e6, 4e6, 2.5e6]    # TCP goodput is 2e6: ratios 1 1.5 .5 2 1.25
@@ -141,6 +141,53 @@ class AnalyzeTest(unittest.TestCase):
                              stderr=subprocess.PIPE, text=True)
         self.assertEqual(res.returncode, 2)
         self.assertIn("cannot read", res.stderr)
+
+    def test_cpu_cost_per_rpc_and_mb(self):
+        recs = suite_records()
+        samples = []
+        for run, homa_busy in ((1, 30), (2, 60)):
+            for t, busy in (("homa", homa_busy), ("tcp", 40)):
+                for g in (0, 1):
+                    for phase, user in (("start", 1000), ("end", 1000 + busy)):
+                        line = (f"[g{g}] " + cpu.command(run, "echo_1MB", t, phase)
+                                .split('"')[1].replace("$(head -1 /proc/stat)",
+                                                       f"cpu  {user} 0 0 500 0 0 0 0 0 0"))
+                        samples.append(cpu.parse_lab_line(line))
+        cost = cpu.costs(samples, recs)
+        # Run 1, Homa: 0.6 s busy on two guests, 1010 RPCs of 1 MB each way.
+        c = cost[(1, "echo_1MB", "homa")]
+        self.assertAlmostEqual(c["busy_s"], 0.6)
+        self.assertAlmostEqual(c["us_per_rpc"], 0.6e6 / 1010)
+        self.assertAlmostEqual(c["ms_per_mb"], 600 / 2020)
+        med, lo, hi, n = cpu.ratio(cost, "echo_1MB", "ms_per_mb")
+        self.assertEqual(n, 2)
+        for got, want in ((med, 1.125), (lo, 0.75), (hi, 1.5)):
+            self.assertAlmostEqual(got, want)
+        res = self.analyze({"records": recs, "cpu": samples}, "--check")
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        self.assertIn("Homa/TCP CPU per 1 MB transferred, 1 MB echo: 1.125  "
+                      "[min 0.750 .. max 1.500]  over 2 run(s)", res.stdout)
+        self.assertIn("no CPU samples", self.analyze({"records": recs}).stdout)
+        # A run with one guest's end missing has no cost.
+        self.assertNotIn((2, "echo_1MB", "tcp"), cpu.costs(samples[:-1], recs))
+        for bad in ("[g0] BENCH-CPU 1 w homa start cpu 1 2", "[g0] BENCH-CPU x w t start cpu",
+                    "[g0] BENCH-CPU 1 w homa middle cpu 1 2 3 4 5 6 7 8"):
+            with self.assertRaises(cpu.BadInput):
+                cpu.parse_lab_line(bad)
+        self.assertIsNone(cpu.parse_lab_line("[g0] BENCH-JSON {}"))
+
+    def test_fairness_bound(self):
+        recs = suite_records()
+        for run in (1, 2):
+            for t, p99 in (("homa", 3e5), ("tcp", 6e5)):
+                recs.append(record(run, "stream", "short", t, p50=1e4, size=20000))
+                recs.append(record(run, "stream", "long", t, p50=1e5, p99=p99, size=1000000))
+        self.assertEqual(results.fairness(recs, "homa"), [(1, 3.0), (2, 3.0)])
+        out = self.analyze({"records": recs}).stdout
+        self.assertIn("homa  worst 3.00, median 3.00 over 2 run(s): within the bound", out)
+        self.assertIn("tcp   worst 6.00", out)
+        recs[-3]["p99_us"] = recs[-3]["p999_us"] = 5e5      # run 2 Homa: 5x
+        self.assertIn("OVER THE BOUND", self.analyze({"records": recs}).stdout)
 
     def test_lab_line_parsing(self):
         rec = record(1, "echo_100B", "short", "tcp")

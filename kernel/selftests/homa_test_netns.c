@@ -112,7 +112,8 @@ static const struct {
 /* net.homa sysctls of the module as a whole: the initial namespace's. */
 static const char *const module_wide_sysctls[] = {
 	"reap_limit", "dead_buffs_limit", "peer_idle_secs", "rcvmem_max_kb",
-	"link_mbps", "max_nic_queue_ns", "throttle_min_bytes",
+	"link_mbps", "max_nic_queue_ns", "max_tx_queue_kb", "pacer_fifo_every",
+	"throttle_min_bytes",
 };
 
 /* What a namespace's process is asked to do. */

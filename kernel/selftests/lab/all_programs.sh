@@ -36,6 +36,7 @@ lab_on 0 homa_test_pacer
 lab_on 0 homa_test_abort
 lab_on 0 homa_test_receivers
 lab_on 0 "homa_test_gso --port4 500 --port6 600"
+lab_on 0 "homa_test_txqueue --port4 500 --port6 600"
 lab_on 0 "homa_test_policy -- -F egress -F xfrm"
 lab_on 0 homa_test_delivery
 lab_on 0 "homa_test_netns --no-userns"
