@@ -18,6 +18,10 @@
 
 /* strerrorname_np(): the program defines _GNU_SOURCE before any header. */
 #include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -88,6 +92,36 @@ static inline int homa_harness_run(int argc, char **argv, int first)
 	argv[first - 1] = argv[0];
 	optind = 0;	/* glibc: start getopt afresh */
 	return test_harness_run(argc - first + 1, argv + first - 1);
+}
+
+/*
+ * homa_harness_run_ports() - main() of a program whose only options are
+ * --port4 P and --port6 P (the other guest's echo servers, IPv4 and
+ * IPv6): parses them into *@port4 and *@port6, then runs the harness on
+ * what follows "--". A bad option or port is a usage message and 2.
+ */
+static inline int homa_harness_run_ports(int argc, char **argv,
+					 uint16_t *port4, uint16_t *port6)
+{
+	static const struct option opts[] = {
+		{ "port4", required_argument, NULL, '4' },
+		{ "port6", required_argument, NULL, '6' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end = NULL;
+	long v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		v = c == '4' || c == '6' ? strtol(optarg, &end, 10) : 0;
+		if (v < 1 || v > 0xffff || !end || *end) {
+			fprintf(stderr, "usage: %s [--port4 P] [--port6 P] [-- HARNESS-OPTIONS]\n",
+				argv[0]);
+			return 2;
+		}
+		*(c == '4' ? port4 : port6) = (uint16_t)v;
+	}
+	return homa_harness_run(argc, argv, optind);
 }
 
 #endif /* HOMA_SELFTEST_HARNESS_H */

@@ -20,7 +20,6 @@
  *               they are skipped.
  */
 #define _GNU_SOURCE
-#include <getopt.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -307,42 +306,7 @@ TEST_F_TIMEOUT(remote, one_segment_per_skb_neither_path, 180)
 	one_segment_per_skb(_metadata, &self->c);
 }
 
-static void usage(const char *prog)
-{
-	fprintf(stderr, "usage: %s [--port4 P] [--port6 P] [-- HARNESS-OPTIONS]\n",
-		prog);
-	exit(2);
-}
-
-static uint16_t port_parse(const char *prog, const char *s)
-{
-	int port = atoi(s);
-
-	if (port <= 0 || port > 0xffff)
-		usage(prog);
-	return (uint16_t)port;
-}
-
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "port4", required_argument, NULL, '4' },
-		{ "port6", required_argument, NULL, '6' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case '4':
-			cfg.port4 = port_parse(argv[0], optarg);
-			break;
-		case '6':
-			cfg.port6 = port_parse(argv[0], optarg);
-			break;
-		default:
-			usage(argv[0]);
-		}
-	}
-	return homa_harness_run(argc, argv, optind);
+	return homa_harness_run_ports(argc, argv, &cfg.port4, &cfg.port6);
 }

@@ -20,7 +20,6 @@
  *   --port6 (default 600).
  */
 #define _GNU_SOURCE
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,30 +150,7 @@ TEST_F_TIMEOUT(txqueue, fifo_share_reaches_oldest, 180)
 	EXPECT_LT(picks, homa_metric("pacer_fifo_picks"));
 }
 
-static void usage(void)
-{
-	fprintf(stderr, "usage: homa_test_txqueue [--port4 P] [--port6 P] [-- HARNESS-OPTIONS]\n");
-	exit(2);
-}
-
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "port4", required_argument, NULL, '4' },
-		{ "port6", required_argument, NULL, '6' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		long v = c == '4' || c == '6' ? strtol(optarg, NULL, 10) : 0;
-
-		if (v < 1 || v > 65535)
-			usage();
-		if (c == '4')
-			cfg.port4 = (uint16_t)v;
-		else
-			cfg.port6 = (uint16_t)v;
-	}
-	return homa_harness_run(argc, argv, optind);
+	return homa_harness_run_ports(argc, argv, &cfg.port4, &cfg.port6);
 }
