@@ -13,7 +13,8 @@
 #     more than four times (the capture shows the behaviour at all);
 #   - at least 90% of RESENDs drew a BUSY (one per RESEND, same RPC);
 #   - the RPCs back off: the median of later gaps (5th and after) is at
-#     least twice the shortest first gap, the RESEND interval itself
+#     least twice the shortest first gap of the capture (both families),
+#     the RESEND interval itself
 #     (before the back-off every gap was resend_interval: the ratio was
 #     ~1). Not the first gaps' median: a BUSY that comes late stretches
 #     some first gaps (one run had a median of 16.7 ms over IPv6). Keep
@@ -65,6 +66,17 @@ for line in open(rows_file):
     elif typ == 0x14 and not client:
         busys[key] = busys.get(key, 0) + 1
 
+def first_gaps(fam):
+    return [ts[1] - ts[0] for k, v in rpcs.items() if k[0] == fam
+            for ts in [sorted(v)] if len(ts) > 1]
+
+
+# The RESEND interval: the shortest first gap of the whole capture. Both
+# families run on the same module one after the other; a slow spell of the
+# guest during one family's first RESENDs (one clean-clone CI run: every
+# IPv4 first gap 18.7 ms or more, IPv6's from 5.2 ms) must not count as
+# that family's interval.
+all_first = [g for fam in {k[0] for k in rpcs} for g in first_gaps(fam)]
 ok = True
 for fam in sorted({k[0] for k in rpcs}):
     keys = [k for k in rpcs if k[0] == fam]
@@ -87,7 +99,7 @@ for fam in sorted({k[0] for k in rpcs}):
               f"four times (want {min_rpcs})")
         ok = False
         continue
-    first = min(gaps[1])
+    first = min(all_first)
     later = statistics.median([x for i, g in gaps.items() if i >= 5
                                for x in g])
     ratio = later / first if first > 0 else 0.0
@@ -100,12 +112,12 @@ for fam in sorted({k[0] for k in rpcs}):
     if ratio < 2:
         print(f"not ok - IPv{fam}: later gaps {1000 * later:.1f} ms are "
               f"{ratio:.2f}x the shortest first {1000 * first:.1f} ms "
-              f"(want >= 2x)")
+              f"of the capture (want >= 2x)")
         ok = False
     else:
         print(f"ok - IPv{fam}: later gaps {1000 * later:.1f} ms are "
               f"{ratio:.2f}x the shortest first {1000 * first:.1f} ms "
-              f"(backed off)")
+              f"of the capture (backed off)")
 if not rpcs:
     print("not ok - no RESEND from a client in the capture")
     ok = False
