@@ -75,6 +75,14 @@ def client_command(run, workload, transport, duration, warmup, stall):
             f"--warmup {warmup:g} --stall {stall:g} {flows}")
 
 
+def cpu_steps(run, workload, transport, phase):
+    """vm/lab steps: each guest prints its /proc/stat (cpu.py), before or after a client run."""
+    steps = []
+    for g in ("0", "1"):
+        steps += ["--on", g, cpu.command(run, workload.name, transport, phase)]
+    return steps
+
+
 def lab_command(lab, binary, runs, duration, warmup, stall, timeout, sysctls):
     """The vm/lab run argv: server on guest 1, every client on guest 0.
 
@@ -91,11 +99,9 @@ def lab_command(lab, binary, runs, duration, warmup, stall, timeout, sysctls):
         "--on", "0", 'for f in /proc/sys/net/homa/*; do echo "BENCH-SYSCTL ${f##*/}=$(cat $f)"; done',
         "--on", "0", 'echo "BENCH-GUEST nproc=$(nproc) kernel=$(uname -r)"']
     for run, w, t in schedule(runs):
-        for phase in ("start", "end"):
-            if phase == "end":
-                argv += ["--on", "0", client_command(run, w, t, duration, warmup, stall)]
-            for g in ("0", "1"):
-                argv += ["--on", g, cpu.command(run, w.name, t, phase)]
+        argv += cpu_steps(run, w, t, "start")
+        argv += ["--on", "0", client_command(run, w, t, duration, warmup, stall)]
+        argv += cpu_steps(run, w, t, "end")
     return argv
 
 
