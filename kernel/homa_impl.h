@@ -205,10 +205,10 @@ struct homa {
 	atomic_t tx_queued;
 
 	/**
-	 * @messages_out: outgoing messages so far; each takes the next
-	 * value as its age (homa_message_out.birth). Socket lock of the
-	 * RPC's socket; read without the throttle lock (a stale value only
-	 * orders two messages of one instant).
+	 * @messages_out: outgoing messages so far, all sockets; each takes
+	 * the next value (atomically, under its own socket's lock only) as
+	 * its age, homa_message_out.birth, which the pacer compares under
+	 * the throttle lock.
 	 */
 	atomic64_t messages_out;
 
